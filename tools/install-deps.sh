@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what fpconform needs and is missing; quiet and quick when everything is there.
+# Debian packages (apt-get) and Python peers (PyPI). Safe to run any number of times.
+set -euo pipefail
+
+need_apt=()
+have_header() { [[ -e "/usr/include/$1" || -e "/usr/local/include/$1" ]]; }
+have_header mpfr.h || need_apt+=(libmpfr-dev)
+have_header gmp.h || have_header x86_64-linux-gnu/gmp.h || need_apt+=(libgmp-dev)
+have_header boost/multiprecision/mpfr.hpp || need_apt+=(libboost-dev)
+have_header libfccp/csv.h || need_apt+=(libfccp-dev)
+have_header nlohmann/json.hpp || need_apt+=(nlohmann-json3-dev)
+have_header CLI/CLI.hpp || need_apt+=(libcli11-dev)
+have_header gtest/gtest.h || need_apt+=(libgtest-dev)
+have_header benchmark/benchmark.h || need_apt+=(libbenchmark-dev)
+command -v cmake >/dev/null || need_apt+=(cmake)
+command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
+
+if ((${#need_apt[@]})); then
+  echo "fpconform: installing Debian packages: ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# Python peers for cross-checks. A failure here is not fatal: the peer tests then skip with
+# the reason printed.
+if ! python3 -c "import numpy, ml_dtypes" >/dev/null 2>&1; then
+  echo "fpconform: installing Python peers (numpy, ml_dtypes) from PyPI"
+  python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes >/dev/null 2>&1 ||
+    echo "fpconform: warning: could not install numpy/ml_dtypes; their peer tests will skip"
+fi
