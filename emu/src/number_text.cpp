@@ -28,8 +28,11 @@
 //   * Plain notation when that is at most 60 characters (sign included), otherwise scientific
 //     with every significant digit and a C-style exponent of at least two digits ("e-45",
 //     "e+60"). A sticky (inexact) value shows the digits of sig*2^exp followed by "..." (placed
-//     before the exponent in scientific notation). Values whose |exp| exceeds 2^21 would need
-//     millions of digits; they are given in hex_float form instead.
+//     before the exponent in scientific notation). Values whose |exp| (after removing trailing
+//     zero bits) exceeds 2^17 = 131072 would need about 40000 to millions of digits; they are
+//     given in hex_float form instead (still exact). That covers every format with an exponent
+//     field of up to 17 bits and keeps the cost bounded (about 0.25 s and 92000 characters at
+//     worst).
 // hex_float
 //   * "0x1.8p-3", "-0x1p+0", "0x0p+0"; a sticky value gets "..." before the 'p'.
 
@@ -53,7 +56,7 @@ constexpr int kClampExponent = 350000;               // clamped values: 2^+-kCla
 constexpr std::size_t kMaxDecimalDigits = 40000;
 constexpr std::size_t kMaxHexDigits = 40;            // 160 bits: more than 128 + slack
 constexpr std::int64_t kExponentSaturation = 1000000000;
-constexpr int kDecimalOutputLimit = 1 << 21;         // |exp| above this: hex_float instead
+constexpr int kDecimalOutputLimit = 1 << 17;         // |exp| above this: hex_float instead
 constexpr std::size_t kPlainWidth = 60;
 
 constexpr std::uint32_t kPow5_13 = 1220703125u;  // 5^13 < 2^32
