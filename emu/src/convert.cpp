@@ -108,7 +108,7 @@ Rounded nan_result(const ExactValue& x, const Format& f, std::uint8_t flags) {
 }
 
 Rounded zero_result(bool negative, const Format& f, std::uint8_t flags) {
-  if (!f.has_zero) return pack(f.min_positive_code(), false, f, flags);
+  if (!f.has_zero) return pack(f.min_positive_code(), negative, f, flags);
   return pack(0, negative && f.has_negative_zero(), f, flags);
 }
 
@@ -134,9 +134,12 @@ bool tiny_after_rounding(const ExactValue& x, int e, const Format& f, const Roun
   if (e < f.emin() - 1) return true;
   const Split s = split_at(x, e - f.man_bits);
   if (r.mode == RoundingMode::odd) return true;
-  // n is all ones (2^p - 1) exactly when one step up reaches 2^emin.
+  // n is all ones (2^p - 1) exactly when one step up reaches 2^emin. The tie rule looks at the
+  // last bit of the code n would have in an unbounded encoding: odd for m >= 1; for m = 0 the
+  // exponent field's parity, which code_of's wrap-around arithmetic gives as well.
   const u128 all_ones = (u128(1) << f.precision()) - 1;
-  return !(s.n == all_ones && rounds_away(s, true, x.negative, r));
+  const bool odd = code_of(s.n, e + f.bias, f) & 1;
+  return !(s.n == all_ones && rounds_away(s, odd, x.negative, r));
 }
 
 }  // namespace
@@ -161,6 +164,7 @@ ExactValue decode(std::uint64_t bits, const Format& f, bool daz) {
     return v;
   }
   if (f.is_inf_code(bits)) return ExactValue::infinity(neg);
+  if (f.is_reserved_code(bits)) return ExactValue::quiet_nan();
   if (f.has_zero && mag == 0) return ExactValue::zero(neg);
   const std::uint64_t field = mag >> f.man_bits;
   const std::uint64_t frac = mag & ((1ull << f.man_bits) - 1);
@@ -208,7 +212,8 @@ Rounded round_to_format(const ExactValue& x, const Format& f, const Rounding& r)
     be = 1;
   } else {
     // No subnormals (and no zero): the neighbours are 0 and 2^emin; both give code 0.
-    return pack(f.min_normal_code(), x.negative, f, Flags::underflow | Flags::inexact);
+    return pack(f.min_normal_code(), x.negative, f,
+                Flags::inexact | (tiny ? Flags::underflow : 0));
   }
   const Split s = split_at(x, q);
   std::uint64_t code = code_of(s.n, be, f);

@@ -254,8 +254,7 @@ bool Format::is_inf_code(std::uint64_t code) const {
   switch (inf) {
     case InfEncoding::none: return false;
     case InfEncoding::ieee: return mag == ((1ull << exp_bits) - 1) << man_bits;
-    case InfEncoding::top_code:
-      return mag == (nan == NanEncoding::max_code ? magnitude_mask() - 1 : magnitude_mask());
+    case InfEncoding::top_code: return mag == top_non_nan_magnitude();
   }
   return false;
 }
@@ -277,11 +276,25 @@ int Format::emax() const {
   return static_cast<int>(c >> man_bits) - bias;
 }
 
+std::uint64_t Format::top_non_nan_magnitude() const {
+  switch (nan) {
+    case NanEncoding::ieee: return ((1ull << exp_bits) - 1) << man_bits;
+    case NanEncoding::all_ones:
+    case NanEncoding::max_code: return magnitude_mask() - 1;
+    default: return magnitude_mask();
+  }
+}
+
 std::uint64_t Format::inf_code(bool negative) const {
-  std::uint64_t mag = inf == InfEncoding::ieee ? ((1ull << exp_bits) - 1) << man_bits
-                      : nan == NanEncoding::max_code ? magnitude_mask() - 1
-                                                     : magnitude_mask();
+  const std::uint64_t mag =
+      inf == InfEncoding::ieee ? ((1ull << exp_bits) - 1) << man_bits : top_non_nan_magnitude();
   return mag | (negative ? sign_mask() : 0);
+}
+
+bool Format::is_reserved_code(std::uint64_t code) const {
+  if (inf != InfEncoding::ieee && nan != NanEncoding::ieee) return false;
+  const std::uint64_t emask = ((1ull << exp_bits) - 1) << man_bits;
+  return (code & emask) == emask && !is_nan_code(code) && !is_inf_code(code);
 }
 
 std::uint64_t Format::nan_code(bool negative) const {

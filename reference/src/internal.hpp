@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include <gmp.h>
 #include <mpfr.h>
 
 #include "fpconform/reference/oracle.hpp"
@@ -11,6 +12,7 @@ namespace fpconform::reference::detail {
 
 using u64 = std::uint64_t;
 static_assert(sizeof(unsigned long) == 8, "the oracle assumes LP64 (unsigned long = 64 bits)");
+static_assert(GMP_NUMB_BITS == 64, "the oracle reads 64-bit limbs");
 
 inline u64 low_mask(int n) { return n >= 64 ? ~u64{0} : (u64{1} << n) - 1; }
 
@@ -30,12 +32,14 @@ struct Geometry {
   bool reserve_top_binade = false;
   u64 inf_mag = 0, max_mag = 0, min_pos_mag = 0;
   long emin = 0, emax = 0;
+  u64 maxf_aligned = 0;  // maxf's significand shifted so that its leading bit is bit 63
   mpfr_t maxf;
 };
 
 // Per-thread scratch MPFR variables (never shared between threads).
 struct Scratch {
   mpfr_t s, fr, g, t, c, yv, tmp, dec, num;
+  mpfr_t k;  // 64 bits: integer parts
   Scratch();
   ~Scratch();
   Scratch(const Scratch&) = delete;

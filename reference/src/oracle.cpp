@@ -64,7 +64,10 @@ void build(Geometry& g, const Format& f) {
   g.has_zero = f.has_zero;
   g.inf = f.inf;
   g.nan = f.nan;
-  if (f.exp_bits < 1 || f.exp_bits > 30 || f.man_bits < 0 || f.man_bits > 62)
+  // Limits of the oracle (wider than validate_format's): keeps every exponent below 2^18,
+  // which parse_value relies on.
+  if (f.exp_bits < 1 || f.exp_bits > 16 || f.man_bits < 0 || f.man_bits > 62 ||
+      f.bias < -(1 << 17) || f.bias > (1 << 17))
     throw Error("format", "reference oracle: unsupported field sizes in '" + f.name + "'");
   g.width = (f.is_signed ? 1 : 0) + f.exp_bits + f.man_bits;
   if (g.width > 64) throw Error("format", "reference oracle: '" + f.name + "' is wider than 64");
@@ -104,6 +107,13 @@ void build(Geometry& g, const Format& f) {
   mpfr_set_prec(g.maxf, std::max(2, f.man_bits + 1));
   set_magnitude_value(g.maxf, g, g.max_mag);
   g.emax = mpfr_get_exp(g.maxf) - 1;
+  {
+    // maxf's significand, left-aligned in 64 bits (it has at most 63 significant bits).
+    Scratch& S0 = scratch();
+    mpfr_set_prec(S0.tmp, 64);
+    mpfr_mul_2si(S0.tmp, g.maxf, 63 - g.emax, MPFR_RNDN);  // in [2^63, 2^64): exact integer
+    g.maxf_aligned = mpfr_get_ui(S0.tmp, MPFR_RNDN);
+  }
 
   // emin: exponent of the smallest normal value. Find it as the value of the first code whose
   // exponent field is the first normal one (field 1 with subnormals, field 0 without).
@@ -117,9 +127,10 @@ void build(Geometry& g, const Format& f) {
 
 Scratch::Scratch() {
   for (mpfr_ptr p : {s, fr, g, t, c, yv, tmp, dec, num}) mpfr_init2(p, 192);
+  mpfr_init2(k, 64);
 }
 Scratch::~Scratch() {
-  for (mpfr_ptr p : {s, fr, g, t, c, yv, tmp, dec, num}) mpfr_clear(p);
+  for (mpfr_ptr p : {s, fr, g, t, c, yv, tmp, dec, num, k}) mpfr_clear(p);
 }
 
 Scratch& scratch() {
@@ -258,15 +269,28 @@ OracleResult nan_result(const Geometry& g, const NanInfo& n) {
   return {nan_code(g, n.negative, n.payload), static_cast<std::uint8_t>(n.signaling ? kInvalid : 0)};
 }
 
-// Splits |x| / 2^q into its integer part (returned) and fraction (left in S.fr, exact).
+inline void ensure_prec(mpfr_ptr v, mpfr_prec_t p) {
+  if (mpfr_get_prec(v) != p) mpfr_set_prec(v, p);
+}
+
+// Splits |x| / 2^q (known to be < 2^63) into its integer part (returned) and fraction (left
+// in S.fr, exact).
 unsigned long split_at(Scratch& S, mpfr_srcptr x, long q) {
   const mpfr_prec_t px = std::max<mpfr_prec_t>(mpfr_get_prec(x), 2);
-  mpfr_set_prec(S.s, px);
+  ensure_prec(S.s, px);
   mpfr_mul_2si(S.s, x, -q, MPFR_RNDN);  // exact: a power-of-two scaling
   mpfr_abs(S.s, S.s, MPFR_RNDN);
-  const unsigned long k = mpfr_get_ui(S.s, MPFR_RNDZ);
-  mpfr_set_prec(S.fr, px);
-  mpfr_frac(S.fr, S.s, MPFR_RNDN);  // exact: the fraction needs no more bits than s has
+  // Integer part into the 64-bit S.k (exact: < 2^63), read through MPFR's documented custom
+  // interface (one limb: value = limb * 2^(exp - 64)); mpfr_get_ui would allocate.
+  mpfr_trunc(S.k, S.s);
+  unsigned long k = 0;
+  if (!mpfr_zero_p(S.k)) {
+    const mpfr_exp_t ex = mpfr_custom_get_exp(S.k);  // 1..63
+    const mp_limb_t limb = *static_cast<const mp_limb_t*>(mpfr_custom_get_significand(S.k));
+    k = static_cast<unsigned long>(limb >> (64 - ex));
+  }
+  ensure_prec(S.fr, px);
+  mpfr_sub(S.fr, S.s, S.k, MPFR_RNDN);  // exact: s - floor(s) needs no more bits than s
   return k;
 }
 
@@ -298,9 +322,7 @@ bool away_from_zero(Scratch& S, const Rounding& r, bool neg, bool trunc_odd) {
     case M::stochastic_c:
     case M::stochastic_exact: break;
   }
-  const int n = r.stochastic_bits;
-  if (n < 0 || n > 64)
-    throw Error("rounding", "stochastic_bits must be 0..64, got " + std::to_string(n));
+  const int n = r.stochastic_bits;  // 0..64, checked in round_value
   using U = unsigned __int128;
   const U rnd = n == 64 ? U{r.random} : U{r.random & ((u64{1} << n) - 1)};
   const U two_n = U{1} << n;
@@ -430,8 +452,12 @@ OracleResult round_finite(mpfr_srcptr x, const Geometry& g, const Rounding& r) {
 
   // 6. Overflow, decided on the rounded value.
   if (yk != 0) {
-    mpfr_set_ui_2exp(S.yv, yk, q, MPFR_RNDN);  // exact (yk < 2^64, 192-bit variable)
-    if (mpfr_cmp(S.yv, g.maxf) > 0) {
+    // y = yk * 2^q against maxf, both as (exponent of the leading bit, significand
+    // left-aligned in 64 bits), compared lexicographically.
+    const int ylen = 64 - std::countl_zero(yk);
+    const long ytop = q + ylen - 1;
+    const u64 yaligned = static_cast<u64>(yk) << (64 - ylen);
+    if (ytop > g.emax || (ytop == g.emax && yaligned > g.maxf_aligned)) {
       flags |= kOverflow | kInexact;
       u64 code = signed_code(g, g.max_mag, neg);
       if (r.sat == Saturation::none && overflow_goes_away(r.mode, neg)) {
@@ -451,6 +477,8 @@ OracleResult round_finite(mpfr_srcptr x, const Geometry& g, const Rounding& r) {
 
 OracleResult round_value(mpfr_srcptr x, const Geometry& g, const Rounding& r,
                          const NanInfo* nan) {
+  if (r.mode >= RoundingMode::stochastic_a && (r.stochastic_bits < 0 || r.stochastic_bits > 64))
+    throw Error("rounding", "stochastic_bits must be 0..64, got " + std::to_string(r.stochastic_bits));
   // 1. NaN.
   if (mpfr_nan_p(x)) {
     NanInfo def;
@@ -469,9 +497,10 @@ OracleResult round_value(mpfr_srcptr x, const Geometry& g, const Rounding& r,
   }
   // 4. Zero.
   if (mpfr_zero_p(x)) {
-    const bool zneg = neg && g.is_signed;
-    if (g.has_zero) return {zero_or_minpos(g, zneg), 0};
-    return {zero_or_minpos(g, zneg), static_cast<std::uint8_t>(kUnderflow | kInexact)};
+    // "+0 where F has no negative zero": a format without any zero has none either, so a -0
+    // becomes +minpos. (A finite negative x that rounds to zero keeps its sign: -minpos.)
+    if (g.has_zero) return {zero_or_minpos(g, neg && g.is_signed), 0};
+    return {zero_or_minpos(g, false), static_cast<std::uint8_t>(kUnderflow | kInexact)};
   }
   return round_finite(x, g, r);
 }
@@ -518,7 +547,7 @@ bool decode(mpfr_t out, std::uint64_t bits, const Format& f, bool daz, bool* sig
   const Geometry& g = geometry(f);
   check_width(g, bits);
   if (signaling) *signaling = false;
-  mpfr_set_prec(out, std::max(2, g.man_bits + 1));
+  if (mpfr_get_prec(out) != std::max(2, g.man_bits + 1)) mpfr_set_prec(out, std::max(2, g.man_bits + 1));
   const bool neg = g.is_signed && (bits & g.sign_bit) != 0;
   const u64 mag = bits & g.mag_all;
   switch (classify_code(g, bits)) {
@@ -544,7 +573,10 @@ bool decode(mpfr_t out, std::uint64_t bits, const Format& f, bool daz, bool* sig
 NanInfo nan_info(std::uint64_t bits, const Format& f) {
   const Geometry& g = geometry(f);
   NanInfo n;
-  n.negative = g.is_signed && (bits & g.sign_bit) != 0;
+  // Only the signed NaN encodings (ieee, all_ones) carry a sign; the single NaN of fnuz/P3109
+  // (the code 1000...0) and max_code have none, so they read as positive.
+  n.negative = g.is_signed && (bits & g.sign_bit) != 0 &&
+               (f.nan == NanEncoding::ieee || f.nan == NanEncoding::all_ones);
   if (f.nan == NanEncoding::ieee && f.man_bits >= 1) {
     const u64 mag = bits & g.mag_all;
     const u64 t = mag & low_mask(f.man_bits);

@@ -54,6 +54,11 @@ struct Format {
   int min_normal_field() const { return subnormals ? 1 : 0; }        // exponent field of min normal
   bool is_nan_code(std::uint64_t code) const;
   bool is_inf_code(std::uint64_t code) const;
+  // A code in an all-ones exponent field reserved by an IEEE-style inf or NaN that the format
+  // gives no meaning (custom formats such as inf=ieee,nan=ones); it decodes as a quiet NaN.
+  bool is_reserved_code(std::uint64_t code) const;
+  // The largest magnitude code that is not NaN (where inf=top puts its infinity).
+  std::uint64_t top_non_nan_magnitude() const;
   bool has_inf() const { return inf != InfEncoding::none; }
   bool has_nan() const { return nan != NanEncoding::none; }
   bool has_negative_zero() const { return is_signed && has_zero && nan != NanEncoding::negative_zero; }

@@ -20,13 +20,27 @@ struct OracleResult {
   bool operator==(const OracleResult&) const = default;
 };
 
-// Value of a code, exactly, as MPFR sees it: `out` gets enough precision. Returns false for
-// NaN (out is set to NaN). Sets *signaling for signaling NaNs when non-null.
+// Value of a code, exactly, as MPFR sees it: `out` gets enough precision (max(2, m+1) bits).
+// Returns false for NaN (out is set to NaN, with the code's sign bit). Sets *signaling for
+// signaling NaNs when non-null. Throws Error("bits", ...) for bits above the width. Codes in a
+// reserved all-ones exponent field that are neither NaN nor inf (custom formats only) read as
+// quiet NaNs.
+//
+// Threading: every function here may be called from many threads at once (per-thread scratch
+// and caches; MPFR's exponent range is widened for the call's duration, per thread, if the
+// caller narrowed it, and restored).
 bool decode(mpfr_t out, std::uint64_t bits, const Format& f, bool daz, bool* signaling = nullptr);
 
 // Correctly rounded result of the exact value `x` (any precision; must be exact) in format f
 // under r, per emu/SEMANTICS.md. NaN inputs: pass through `nan_source` (bits+format of the NaN
-// operand, for payload and sign) or nullptr for a default NaN.
+// operand, for payload and sign) or nullptr for a default NaN (positive, quiet, payload 0).
+// Where SEMANTICS.md leaves room, the oracle decides:
+//  - a NaN's sign is its code's sign bit for the ieee and all_ones encodings; the single NaN
+//    of negative_zero / max_code formats counts as positive;
+//  - in a signed format without zero, -0 becomes +minpos (step 4: "+0 where F has no negative
+//    zero"), while a negative finite x that rounds or flushes to "zero" gives -minpos;
+//  - r.stochastic_bits must be 0..64 (Error("rounding", ...) otherwise); with n = 0 the rules
+//    read: A away iff f > 1/2, B iff f >= 1/2, C never, exact iff f > 0.
 struct NanSource {
   std::uint64_t bits;
   const Format* format;

@@ -1,0 +1,105 @@
+// Functions under test, as a registry of families. A family recognises names of one shape
+// (`<fmt>_to_<fmt>` for conversions; scalar operations such as `bf16_add` can be added by
+// registering another family with arity 2) and builds a Function that knows its operand and
+// result formats, how emu computes it, how the MPFR oracle computes it, and which operands
+// make good tests.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fpconform/profile.hpp"
+#include "fpconform/rounding.hpp"
+#include "fpconform/testfloat/line.hpp"
+
+namespace fpconform::testfloat {
+
+// How a function is evaluated: the rounding attributes, and optionally an ecosystem profile
+// (then only the options the user set explicitly override the profile's defaults).
+struct Options {
+  Rounding rounding;
+  UserOptions user;                  // the options set explicitly
+  const Profile* profile = nullptr;  // emu only: the oracle models SEMANTICS.md, not libraries
+  bool exact_nan = false;            // ver: NaN results must match bit for bit
+};
+
+// The options as the user spelled them (unset: std::nullopt), turned into Options with
+// make_options; errors (unknown mode, --sr-bits out of range, ...) throw fpconform::Error
+// naming the option.
+struct OptionText {
+  std::optional<std::string> round;
+  std::optional<std::string> sat;
+  std::optional<std::string> tininess;  // before | after
+  std::optional<bool> ftz;
+  std::optional<bool> daz;
+  std::optional<std::string> profile;
+  std::optional<std::string> random;   // stochastic modes: the random bits (decimal or 0x hex)
+  std::optional<int> sr_bits;          // stochastic modes: how many random bits (1..64)
+  bool exact_nan = false;
+};
+Options make_options(const OptionText& text);
+Tininess parse_tininess(std::string_view text, std::string_view what = "--tininess");
+
+struct Result {
+  std::uint64_t bits = 0;
+  std::uint8_t flags = 0;
+  bool operator==(const Result&) const = default;
+};
+
+class Rng;
+
+class Function {
+ public:
+  virtual ~Function() = default;
+  const std::string& name() const { return name_; }
+  const Signature& signature() const { return sig_; }
+  int arity() const { return sig_.arity(); }
+
+  // fpconform's bit-exact model (emu/, or the profile when options.profile is set).
+  virtual Result emu(const std::uint64_t* operands, const Options& options) const = 0;
+  // The MPFR oracle (reference/). Throws Error if options.profile is set.
+  virtual Result oracle(const std::uint64_t* operands, const Options& options) const = 0;
+  // The deterministic, duplicate-free pattern set of a level (1 or 2), TestFloat-style.
+  virtual std::vector<Operands> patterns(int level) const = 0;
+  // One weighted random case (uniform codes, and values near the result format's rounding
+  // boundaries).
+  virtual void random_case(Rng& rng, int level, std::uint64_t* operands) const = 0;
+
+  // Same bits and flags; any NaN matches any NaN of the result format unless exact_nan.
+  bool matches(const Result& expected, const Result& got, bool exact_nan) const;
+
+ protected:
+  Function(std::string name, Signature sig) : name_(std::move(name)), sig_(std::move(sig)) {}
+
+ private:
+  std::string name_;
+  Signature sig_;
+};
+
+struct FunctionFamily {
+  std::string syntax;   // "<fmt>_to_<fmt>"
+  std::string summary;  // "conversion between any two formats parse_format accepts"
+  std::string example;  // "f32_to_e4m3"
+  int arity = 1;
+  // Returns nullptr when `name` is not of this family's shape; throws Error naming `what`
+  // when it is, but a part is wrong (e.g. an unknown format).
+  std::function<std::unique_ptr<Function>(std::string_view name, std::string_view what)> parse;
+};
+
+// The registered families (conversions are built in); register_family adds one.
+const std::vector<FunctionFamily>& families();
+void register_family(FunctionFamily family);
+// Throws Error naming `what` if no family recognises the name.
+std::unique_ptr<Function> parse_function(std::string_view name,
+                                         std::string_view what = "FUNCTION");
+
+// Conversions directly (used by the registry and by tests).
+std::unique_ptr<Function> make_conversion(const Format& from, const Format& to);
+
+}  // namespace fpconform::testfloat

@@ -1,0 +1,20 @@
+// Each command file adds its subcommand(s) to the app and says what to run when chosen.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace fpconform::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // exit status; fpconform::Error propagates to main (exit 2)
+};
+
+void add_formats_command(CLI::App& app, std::vector<Command>& commands);
+void add_convert_command(CLI::App& app, std::vector<Command>& commands);
+void add_testfloat_commands(CLI::App& app, std::vector<Command>& commands);
+
+}  // namespace fpconform::cli

@@ -1,0 +1,91 @@
+// fpconform: command-line front end. Each command lives in its own file; the logic in libraries.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "fpconform/error.hpp"
+#include "fpconform/testfloat/run.hpp"
+
+#ifndef FPCONFORM_VERSION
+#define FPCONFORM_VERSION "0.0.0"
+#endif
+
+namespace {
+
+// Options of `sub` that take a value, with their dashes ("--to", "-n").
+std::set<std::string> value_options(const CLI::App& sub) {
+  std::set<std::string> names;
+  for (const CLI::Option* o : sub.get_options()) {
+    if (o->get_expected_max() == 0 || !o->nonpositional()) continue;  // flags, positionals
+    for (const auto& l : o->get_lnames()) names.insert("--" + l);
+    for (const auto& s : o->get_snames()) names.insert("-" + s);
+  }
+  return names;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"fpconform " FPCONFORM_VERSION
+               ": bit-exact models of low-precision floating-point formats (bf16, fp8, fp6, fp4, "
+               "P3109), checked against an MPFR oracle",
+               "fpconform"};
+  app.set_version_flag("--version", "fpconform " FPCONFORM_VERSION);
+  app.require_subcommand(1);
+  std::vector<fpconform::cli::Command> commands;
+  fpconform::cli::add_formats_command(app, commands);
+  fpconform::cli::add_convert_command(app, commands);
+  fpconform::cli::add_testfloat_commands(app, commands);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string unknown_command;  // the first word, if it names no command
+  // Find the subcommand; give TestFloat's spellings to gen/ver/eval, and keep negative numbers
+  // from looking like options.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    CLI::App* sub = nullptr;
+    for (const auto& c : commands)
+      if (c.app->get_name() == args[i]) sub = c.app;
+    if (!sub) {
+      if (!args[i].empty() && args[i][0] != '-') {
+        unknown_command = args[i];
+        break;
+      }
+      continue;
+    }
+    if (sub->get_name() == "gen" || sub->get_name() == "ver" || sub->get_name() == "eval") {
+      std::vector<std::string> tail(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      tail = fpconform::testfloat::rewrite_testfloat_args(tail);
+      args.resize(i + 1);
+      args.insert(args.end(), tail.begin(), tail.end());
+    }
+    args = fpconform::cli::positionals_last(args, value_options(*sub), i);
+    break;
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector last-first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    if (app.exit(e) == 0) return 0;
+    if (!unknown_command.empty()) {
+      std::string names;
+      for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c.app->get_name();
+      std::fprintf(stderr, "fpconform: unknown command '%s' (commands: %s)\n",
+                   unknown_command.c_str(), names.c_str());
+    }
+    return 2;
+  }
+  for (const auto& c : commands) {
+    if (!c.app->parsed()) continue;
+    try {
+      return c.run();
+    } catch (const fpconform::Error& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "fpconform: %s\n", e.what());
+      return 2;
+    }
+  }
+  return 2;
+}
