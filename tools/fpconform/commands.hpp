@@ -16,5 +16,6 @@ struct Command {
 void add_formats_command(CLI::App& app, std::vector<Command>& commands);
 void add_convert_command(CLI::App& app, std::vector<Command>& commands);
 void add_testfloat_commands(CLI::App& app, std::vector<Command>& commands);
+void add_report_command(CLI::App& app, std::vector<Command>& commands);
 
 }  // namespace fpconform::cli

@@ -1,0 +1,119 @@
+// Batch fp32 -> narrow-format conversion: the fast path.
+//
+// `F32Converter` is built once per (target format, rounding) and precomputes every constant the
+// kernel needs; `convert` then turns an array of fp32 values into codes of 1 byte (width <= 8) or
+// 2 bytes (width <= 16). Results are bit-identical to the clear path
+// `convert(bits, f32, to, r)` (emu/src/convert.cpp, emu/SEMANTICS.md) for every input; the
+// flags variants also return that path's flags.
+//
+// How: one branch-free scalar kernel on the 32-bit pattern, generic over the Format data (no
+// format names), written so that GCC vectorizes it; it is compiled twice, for the baseline ISA
+// and for AVX2 (chosen at run time with __builtin_cpu_supports). Blocks of values that all lie
+// in the target's normal range take a shorter kernel (fixed shift, no specials); a block with
+// anything else is recomputed by the full kernel. Whatever the kernel does not model goes to
+// `convert` element by element:
+//   - vectorized: formats of width <= 16 with -128 <= bias <= 128, modes rne, rna, rtz, up,
+//     down, odd; saturation none, finite, propagate; ftz, daz; both tininess rules.
+//   - element by element: the stochastic modes (each element with the same `Rounding::random`,
+//     exactly as `convert` would be called), and formats with a bias outside that range (for
+//     instance exponent fields of 9+ bits). fp32 subnormal inputs into a format without
+//     subnormals whose emin is below -126 (ue8m0) are also handed to `convert` one by one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "fpconform/format.hpp"
+#include "fpconform/rounding.hpp"
+
+namespace fpconform {
+
+// Which implementation a converter runs. `best` picks avx2 where the CPU has it, else portable.
+enum class ConvertKernel : std::uint8_t {
+  best,
+  portable,   // the same kernel compiled for the baseline ISA (what the compiler vectorizes)
+  avx2,       // compiled with target("avx2"); throws Error where the CPU lacks AVX2
+  reference,  // `convert` element by element (the clear path; for tests and benchmarks)
+};
+
+std::string_view to_string(ConvertKernel k);
+// Whether this build and CPU can run kernel k (best, portable and reference always can).
+bool kernel_available(ConvertKernel k);
+
+namespace detail {
+// Constants precomputed from (Format, Rounding) for the kernels; internal to fast_convert.cpp.
+// Masks (_m) are all ones or zero; codes indexed [0] for +, [1] for -.
+struct F32Params {
+  std::uint32_t absmask, rebias, lo, range, s0, maxf, sign_mask, mag_mask, sign_shift;
+  std::int32_t bias, sub_c, sub_lo, below_lim;
+  std::uint32_t daz_lim, ftz_m, has_zero_m, unsigned_m, slow_m, fine_m;
+  std::uint32_t sub_tiny_lim, tz_shift, thresh_pos, thresh_neg;
+  std::uint32_t ovf_code[2], inf_code[2], zero_code[2], ftz_code[2], nan_code[2];
+  std::uint32_t nan_paymask, uns_neg_code, minnorm_code;
+  std::uint8_t inf_flags, zero_flags, nan_flags_quiet;
+  bool tiny_after, may_slow, float_tier;
+};
+}  // namespace detail
+
+class F32Converter {
+ public:
+  // Throws Error if `to` is wider than 16 bits or kernel k is not available here.
+  F32Converter(const Format& to, const Rounding& r, ConvertKernel k = ConvertKernel::best);
+
+  const Format& format() const { return to_; }
+  const Rounding& rounding() const { return r_; }
+  // Bytes per output code: 1 for formats of width <= 8, else 2 (native byte order).
+  std::size_t code_bytes() const { return code_bytes_; }
+  // The implementation in use: portable or avx2 (vectorized), or reference (element by element).
+  ConvertKernel kernel() const { return kernel_; }
+  bool vectorized() const { return kernel_ != ConvertKernel::reference; }
+
+  // n values from `in` to n codes of code_bytes() bytes at `out` (uint8_t[n] or uint16_t[n]).
+  // `in` and `out` must not overlap.
+  void convert(const float* in, void* out, std::size_t n) const;
+  // Same, and returns the OR of every element's flags (the IEEE sticky flags of the batch).
+  Flags convert_flags(const float* in, void* out, std::size_t n) const;
+  // Same, and writes each element's flags (Flags::bits) to flags_out[i].
+  Flags convert_flags(const float* in, void* out, std::uint8_t* flags_out, std::size_t n) const;
+
+  // Span forms; throw Error when the sizes differ or the element type does not match
+  // code_bytes().
+  void convert(std::span<const float> in, std::span<std::uint8_t> out) const;
+  void convert(std::span<const float> in, std::span<std::uint16_t> out) const;
+  Flags convert_flags(std::span<const float> in, std::span<std::uint8_t> out) const;
+  Flags convert_flags(std::span<const float> in, std::span<std::uint16_t> out) const;
+
+  // One value (the code right-aligned), with its flags in *flags when non-null.
+  std::uint32_t convert_one(float x, Flags* flags = nullptr) const;
+
+ private:
+  void run(const float* in, void* out, std::uint8_t* flags_out, std::size_t n,
+           std::uint8_t* acc) const;
+  void run_reference(const float* in, void* out, std::uint8_t* flags_out, std::size_t n,
+                     std::uint8_t* acc) const;
+
+  Format to_;
+  Format f32_;
+  Rounding r_;
+  ConvertKernel kernel_;
+  std::size_t code_bytes_;
+  detail::F32Params p_{};
+  // Vectorized entry points (null for the reference kernel): lean = no flags, no ftz/daz, signed
+  // format with subnormals and zero; full = everything else, with per-element flags.
+  using LeanFn = void (*)(const float*, void*, std::size_t, const detail::F32Params&);
+  using FullFn = void (*)(const float*, void*, std::uint8_t*, std::size_t,
+                          const detail::F32Params&);
+  LeanFn lean_ = nullptr;
+  FullFn full_ = nullptr;
+  bool use_lean_ = false;
+};
+
+// One-shot helpers (build a converter and run it); out.size() must equal in.size().
+void convert_f32_batch(std::span<const float> in, std::span<std::uint8_t> out, const Format& to,
+                       const Rounding& r);
+void convert_f32_batch(std::span<const float> in, std::span<std::uint16_t> out, const Format& to,
+                       const Rounding& r);
+
+}  // namespace fpconform

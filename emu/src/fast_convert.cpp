@@ -1,0 +1,832 @@
+// The fast fp32 -> narrow-format path (see fast_convert.hpp). Every result must equal
+// `convert(bits, f32, to, r)` from convert.cpp; the comments below say which step of the clear
+// path (round_to_format) each line reproduces.
+//
+// The kernel works on the fp32 pattern u, its magnitude a = u & 0x7fffffff, the fp32 exponent
+// field ef = a >> 23 and fraction M = a & 0x7fffff. With be = ef - 127 + bias (the target's
+// biased exponent) and s0 = 23 - m:
+//   normal result (be >= 1, or >= 0 without subnormals): X = a + ((bias - 127) << 23) holds
+//     (be << 23) | M, so X >> s0 is the magnitude code (be << m) | (M >> s0), and rounding X to
+//     a multiple of 2^s0 is the rounding of the value (a carry moves into the exponent field);
+//   subnormal result (d = 1 - be > 0): the 24-bit significand is X + (d << 23) (also for fp32
+//     subnormals, where max(ef, 1) stands in for ef); it is shifted right by d first with the
+//     shifted-out bits jammed into a sticky bit 0 (the shift capped at 25: beyond that all of it
+//     is sticky), and then rounded at s0 >= 8 like a normal one. Jamming keeps every rounding
+//     mode exact because the sticky bit lies below the rounding position.
+// Special inputs and results (NaN, inf, zero, overflow, ftz, unsigned negatives) are computed
+// for every lane and selected with masks, so the loops have no branches and GCC vectorizes them
+// (the variable shifts become vpsrlvd/vpsllvd with AVX2; the baseline ISA has no variable
+// shifts, so there the tiers 2/3 below stay scalar, branch-free code).
+//
+// Blocks of 64 values go through the cheapest kernel that can serve all of them:
+//   tier 1: every |x| in the target's normal range and <= max finite: one fixed-shift rounding
+//           of the fp32 pattern (no specials, no tininess, no overflow in any mode);
+//   tier 2: every |x| <= max finite (zeros and subnormal results too): the jammed rounding;
+//   tier 3: anything (NaN, inf, overflow): the whole kernel.
+// Tier 1 runs speculatively and tracks max(|x| - lo) and max |x|; a block that does not fit is
+// redone in tier 2 or 3. The flags kernel (full_code) has tiers 1 and 3.
+//
+// AVX2 (lean kernel): tiers 1 and 2 are written with intrinsics (GCC's code for them spilled and
+// packed twice), and for rne/rtz/up/down tier 2 is "tier F": the rounding of subnormal and
+// normal results alike by vroundps with the mode in the immediate (see v_tierf). After a block
+// needed tier 2, the next blocks skip the tier 1 attempt until 4 in a row are all normal.
+#include "fpconform/fast_convert.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "fpconform/convert.hpp"
+#include "fpconform/error.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define FPC_X86 1
+#include <immintrin.h>
+#else
+#define FPC_X86 0
+#endif
+
+#define FPC_INLINE inline __attribute__((always_inline))
+
+namespace fpconform {
+
+using detail::F32Params;
+using RM = RoundingMode;
+
+namespace {
+
+constexpr std::uint32_t kAbs = 0x7FFFFFFFu;
+constexpr std::uint32_t kInf = 0x7F800000u;
+constexpr std::uint32_t kFracMask = 0x007FFFFFu;
+constexpr std::uint32_t kHidden = 0x00800000u;
+constexpr std::uint32_t kNever = 0xFFFFFFFFu;
+constexpr std::uint8_t kSlow = 0x80;  // lane marker: recompute with `convert`
+constexpr std::size_t kBlock = 64;    // values per block of the tier shortcut
+constexpr std::uint32_t kIX = Flags::inexact, kUF = Flags::underflow, kOF = Flags::overflow,
+                        kNV = Flags::invalid;
+
+FPC_INLINE std::int32_t smax(std::int32_t x, std::int32_t y) { return x > y ? x : y; }
+FPC_INLINE std::uint32_t umin(std::uint32_t x, std::uint32_t y) { return x < y ? x : y; }
+// All ones where c holds; and a bitwise select by such a mask.
+FPC_INLINE std::uint32_t mask(bool c) { return 0u - static_cast<std::uint32_t>(c); }
+FPC_INLINE std::uint32_t blend(std::uint32_t m, std::uint32_t if1, std::uint32_t if0) {
+  return (if1 & m) | (if0 & ~m);
+}
+FPC_INLINE std::uint32_t neg_mask(std::uint32_t u) {
+  return static_cast<std::uint32_t>(static_cast<std::int32_t>(u) >> 31);
+}
+
+// Round x to a multiple of 2^s in mode M and return x / 2^s, rounded (s = s0, the same for
+// every lane). negm is all ones for a negative value. "Even"/"odd" are the last bit of the
+// result, which is the last bit of the magnitude code (rounds_away in convert.cpp).
+template <RM M>
+FPC_INLINE std::uint32_t round_shift(std::uint32_t x, std::uint32_t s, std::uint32_t negm) {
+  const std::uint32_t mask = (1u << s) - 1;
+  const std::uint32_t t = x >> s;
+  if constexpr (M == RM::rne) return (x + (mask >> 1) + (t & 1)) >> s;
+  else if constexpr (M == RM::rna) return (x + (mask >> 1) + 1) >> s;
+  else if constexpr (M == RM::rtz) return t;
+  else if constexpr (M == RM::up) return (x + (mask & ~negm)) >> s;
+  else if constexpr (M == RM::down) return (x + (mask & negm)) >> s;
+  else return t | ((x & mask) != 0 ? 1u : 0u);  // odd: truncate, then set the last bit
+}
+
+// The value of a finite |x| = a as an integer to be rounded at s0 (see the top): normal results
+// as they are, subnormal ones pre-shifted with a sticky bit.
+FPC_INLINE std::uint32_t jammed(std::uint32_t a, const F32Params& p) {
+  const std::int32_t ef = static_cast<std::int32_t>(a >> 23);
+  const std::uint32_t d = static_cast<std::uint32_t>(smax(p.sub_c - smax(ef, 1), 0));
+  const std::uint32_t x = a + p.rebias + (d << 23);  // mod 2^32: the significand when d > 0
+  const std::uint32_t sh = umin(d, 25);
+  const std::uint32_t xs = x >> sh;
+  return xs | ((xs << sh) != x ? 1u : 0u);
+}
+
+// Tier 1: |x| in the normal range, at most max finite. The code. u + rebias keeps the sign at
+// bit 31 (nothing carries into it in this range); after the shift it sits at bit 31 - s0, above
+// the code, where the magnitude mask drops it.
+template <RM M>
+FPC_INLINE std::uint32_t normal_code(std::uint32_t u, const F32Params& p) {
+  const std::uint32_t n = round_shift<M>(u + p.rebias, p.s0, neg_mask(u));
+  return (n & p.mag_mask) | ((u >> p.sign_shift) & p.sign_mask);
+}
+
+// Tier 2 (lean formats): |x| at most max finite.
+template <RM M>
+FPC_INLINE std::uint32_t finite_code(std::uint32_t u, const F32Params& p) {
+  const std::uint32_t a = u & kAbs;
+  const std::uint32_t negm = neg_mask(u);
+  const std::uint32_t n = round_shift<M>(jammed(a, p), p.s0, negm);
+  const std::uint32_t zero = negm & p.zero_code[1];  // zero_code[0] is 0 in lean formats
+  return n == 0 ? zero : n | (negm & p.sign_mask);
+}
+
+// Tier 3, lean kernel: signed format with subnormals and a zero, bias <= 127, no ftz/daz, no
+// flags. Every candidate is computed unconditionally, then picked.
+template <RM M>
+FPC_INLINE std::uint32_t lean_code(std::uint32_t u, const F32Params& p) {
+  const std::uint32_t a = u & kAbs;
+  const std::uint32_t negm = neg_mask(u);
+  const std::uint32_t n = round_shift<M>(jammed(a, p), p.s0, negm);  // magnitude code
+  const std::uint32_t zero = negm & p.zero_code[1];
+  const std::uint32_t ovf = negm ? p.ovf_code[1] : p.ovf_code[0];
+  const std::uint32_t inf = negm ? p.inf_code[1] : p.inf_code[0];
+  const std::uint32_t nan = (negm ? p.nan_code[1] : p.nan_code[0]) | ((a >> p.s0) & p.nan_paymask);
+  std::uint32_t code = n | (negm & p.sign_mask);
+  code = n == 0 ? zero : code;
+  code = n > p.maxf ? ovf : code;
+  code = a == kInf ? inf : code;
+  code = a > kInf ? nan : code;
+  return code;
+}
+
+// Tier 3, full kernel: every supported format and option, with flags. Returns the code; fl gets
+// the flags (plus kSlow for a lane the caller must recompute). Runtime options are masks and
+// limits (never `if`), and conditions are all-ones/zero lane masks combined bitwise (never
+// bools), so that the loop if-converts and vectorizes.
+template <RM M>
+FPC_INLINE std::uint32_t full_code(std::uint32_t u, const F32Params& p, std::uint32_t& fl) {
+  const std::uint32_t negm = neg_mask(u);
+  const std::uint32_t a0 = u & kAbs;
+  const std::uint32_t a = a0 & ~mask(a0 < p.daz_lim);  // daz: subnormal inputs are zeros
+  const std::int32_t ef = static_cast<std::int32_t>(a >> 23);
+  const std::uint32_t frac = a & kFracMask;
+  const std::int32_t be = ef + p.bias - 127;
+  const std::uint32_t ef0 = mask(ef == 0);
+  // bias 128 (emin = -127): an fp32 subnormal lies on the grid 2^-150, one bit finer.
+  const std::uint32_t x = blend(ef0 & p.fine_m, a << 1, jammed(a, p));
+  const std::uint32_t n = round_shift<M>(x, p.s0, negm);
+  const std::uint32_t inexact = mask((x & ((1u << p.s0) - 1)) != 0);
+  const std::uint32_t sign = negm & p.sign_mask;
+
+  // Tininess (round_to_format: e < emin; tiny_after_rounding: |x| in [2^(emin-1), 2^emin) is
+  // not tiny when rounding its p-bit significand carries out; the thresholds are kNever for
+  // tininess before rounding and for the modes that never carry).
+  const std::uint32_t sig = frac | kHidden;
+  const std::uint32_t tiny_b = blend(ef0, mask(frac < p.sub_tiny_lim), mask(be < p.sub_lo));
+  const std::uint32_t near = ef0 | mask(be == p.sub_lo - 1);
+  const std::uint32_t sig_t = blend(ef0, frac << p.tz_shift, sig);
+  const std::uint32_t thr = blend(negm, p.thresh_neg, p.thresh_pos);
+  const std::uint32_t tiny = tiny_b & ~(near & mask(sig_t >= thr));
+
+  // Candidates, computed unconditionally.
+  const std::uint32_t zero_c = blend(negm, p.zero_code[1], p.zero_code[0]);
+  const std::uint32_t ovf_c = blend(negm, p.ovf_code[1], p.ovf_code[0]);
+  const std::uint32_t ftz_c = blend(negm, p.ftz_code[1], p.ftz_code[0]);
+  const std::uint32_t inf_c = blend(negm, p.inf_code[1], p.inf_code[0]);
+  const std::uint32_t nan_c =
+      blend(negm, p.nan_code[1], p.nan_code[0]) | ((a >> p.s0) & p.nan_paymask);
+  const std::uint32_t nan_f = blend(mask((a & 0x00400000u) == 0), kNV, p.nan_flags_quiet);
+
+  std::uint32_t code = n | sign;
+  std::uint32_t f = inexact & (kIX | (tiny & kUF));
+  code = blend(mask(n == 0) & p.has_zero_m, zero_c, code);  // zero_result
+  const std::uint32_t ovf = mask(n > p.maxf);
+  code = blend(ovf, ovf_c, code);
+  f |= ovf & (kOF | kIX);
+  // No subnormals: below 2^emin the neighbours are 0 and 2^emin, both the code 0.
+  const std::uint32_t below = mask(be < p.below_lim);
+  code = blend(below, p.minnorm_code | sign, code);
+  f = blend(below, kIX | (tiny & kUF), f);
+  const std::uint32_t flush = tiny & p.ftz_m;
+  code = blend(flush, ftz_c, code);
+  f = blend(flush, kUF | kIX, f);
+  // Specials, in reverse order of precedence (the last assignment wins).
+  const std::uint32_t zero = mask(a == 0);
+  code = blend(zero, zero_c, code);
+  f = blend(zero, p.zero_flags, f);
+  const std::uint32_t inf = mask(a == kInf);
+  code = blend(inf, inf_c, code);
+  f = blend(inf, p.inf_flags, f);
+  const std::uint32_t uneg = negm & ~zero & p.unsigned_m;  // negative into an unsigned format
+  code = blend(uneg, p.uns_neg_code, code);
+  f = blend(uneg, kNV, f);
+  const std::uint32_t nan = mask(a > kInf);
+  code = blend(nan, nan_c, code);
+  f = blend(nan, nan_f, f);
+  f |= ef0 & ~zero & p.slow_m & kSlow;
+  fl = f;
+  return code;
+}
+
+template <class T>
+FPC_INLINE std::uint32_t bits_of(T x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+
+template <class OutT>
+FPC_INLINE void narrow(OutT* __restrict out, const std::uint32_t* __restrict tmp) {
+  for (std::size_t j = 0; j < kBlock; ++j) out[j] = static_cast<OutT>(tmp[j]);
+}
+
+template <RM M, class OutT>
+FPC_INLINE void lean_impl(const float* __restrict in, void* outv, std::size_t n,
+                          const F32Params& pref) {
+  const F32Params p = pref;  // a local copy: stores through OutT* cannot alias it
+  OutT* __restrict out = static_cast<OutT*>(outv);
+  alignas(32) std::uint32_t tmp[kBlock];
+  std::size_t i = 0;
+  if (p.range != 0) {
+    const std::uint32_t hi = p.lo + p.range;
+    for (; i + kBlock <= n; i += kBlock) {
+      // Tier 1 for the whole block; the largest |x| - lo and |x| say which tier fits.
+      std::uint32_t top1 = 0, top2 = 0;
+      for (std::size_t j = 0; j < kBlock; ++j) {
+        const std::uint32_t u = bits_of(in[i + j]);
+        const std::uint32_t a = u & kAbs;
+        top1 = std::max(top1, a - p.lo);
+        top2 = std::max(top2, a);
+        out[i + j] = static_cast<OutT>(normal_code<M>(u, p));
+      }
+      if (top1 <= p.range) continue;
+      if (top2 > hi) {
+        for (std::size_t j = 0; j < kBlock; ++j) tmp[j] = lean_code<M>(bits_of(in[i + j]), p);
+      } else {
+        for (std::size_t j = 0; j < kBlock; ++j) tmp[j] = finite_code<M>(bits_of(in[i + j]), p);
+      }
+      narrow(out + i, tmp);
+    }
+  }
+  for (; i < n; ++i) out[i] = static_cast<OutT>(lean_code<M>(bits_of(in[i]), p));
+}
+
+template <RM M, class OutT>
+FPC_INLINE void full_impl(const float* __restrict in, void* outv, std::uint8_t* __restrict fl,
+                          std::size_t n, const F32Params& pref) {
+  const F32Params p = pref;
+  OutT* __restrict out = static_cast<OutT*>(outv);
+  alignas(32) std::uint32_t tmp[kBlock];
+  alignas(32) std::uint32_t tfl[kBlock];
+  std::size_t i = 0;
+  if (p.range != 0) {
+    for (; i + kBlock <= n; i += kBlock) {
+      std::uint32_t top1 = 0;
+      for (std::size_t j = 0; j < kBlock; ++j) {
+        const std::uint32_t u = bits_of(in[i + j]);
+        top1 = std::max(top1, (u & p.absmask) - p.lo);
+        out[i + j] = static_cast<OutT>(normal_code<M>(u, p));
+        fl[i + j] = (u & ((1u << p.s0) - 1)) != 0 ? kIX : 0u;
+      }
+      if (top1 <= p.range) continue;
+      for (std::size_t j = 0; j < kBlock; ++j)
+        tmp[j] = full_code<M>(bits_of(in[i + j]), p, tfl[j]);
+      narrow(out + i, tmp);
+      narrow(fl + i, tfl);
+    }
+  }
+  for (; i < n; ++i) {
+    std::uint32_t f;
+    out[i] = static_cast<OutT>(full_code<M>(bits_of(in[i]), p, f));
+    fl[i] = static_cast<std::uint8_t>(f);
+  }
+}
+
+using LeanFn = void (*)(const float*, void*, std::size_t, const F32Params&);
+using FullFn = void (*)(const float*, void*, std::uint8_t*, std::size_t, const F32Params&);
+
+// ---- the two ISAs: identical source, different code generation ----
+template <RM M, class OutT>
+void lean_portable(const float* in, void* out, std::size_t n, const F32Params& p) {
+  lean_impl<M, OutT>(in, out, n, p);
+}
+template <RM M, class OutT>
+void full_portable(const float* in, void* out, std::uint8_t* fl, std::size_t n,
+                   const F32Params& p) {
+  full_impl<M, OutT>(in, out, fl, n, p);
+}
+#if FPC_X86
+// ---- AVX2: tiers 1 and 2 written with intrinsics, tier 3 is the auto-vectorized lean_code
+// above. Tier 1 and the integer tier 2 do the arithmetic of normal_code/finite_code.
+#define FPC_AVX2 inline __attribute__((target("avx2"), always_inline))
+
+struct VConst {
+  __m256i abs, lo, range, hi, rebias, one, zero, smask, sign, sub_c, cap, k1, k2, kz, f32sign,
+      expmask, scale_c;
+  __m128i s0;
+};
+
+FPC_AVX2 VConst make_vconst(const F32Params& p, RM mode) {
+  VConst c;
+  c.abs = _mm256_set1_epi32(static_cast<int>(kAbs));
+  c.lo = _mm256_set1_epi32(static_cast<int>(p.lo));
+  c.range = _mm256_set1_epi32(static_cast<int>(p.range));
+  c.hi = _mm256_set1_epi32(static_cast<int>(p.lo + p.range));
+  c.rebias = _mm256_set1_epi32(static_cast<int>(p.rebias));
+  c.one = _mm256_set1_epi32(1);
+  c.zero = _mm256_setzero_si256();
+  const std::uint32_t m = (1u << p.s0) - 1;
+  c.smask = _mm256_set1_epi32(static_cast<int>(m));
+  c.sign = _mm256_set1_epi32(static_cast<int>(p.sign_mask));
+  c.sub_c = _mm256_set1_epi32(p.sub_c);
+  c.cap = _mm256_set1_epi32(25);
+  // Added before the shift: k1 with the rebias folded in (tier 1), k2 without (tier 2).
+  const std::uint32_t near = mode == RM::rne ? m >> 1 : mode == RM::rna ? (m >> 1) + 1 : 0;
+  c.k1 = _mm256_set1_epi32(static_cast<int>(p.rebias + near));
+  c.k2 = _mm256_set1_epi32(static_cast<int>(near));
+  c.kz = _mm256_set1_epi32(p.zero_code[1] == 0 ? -1 : 0);  // no negative zero: drop the sign
+  c.s0 = _mm_cvtsi32_si128(static_cast<int>(p.s0));
+  c.f32sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+  c.expmask = _mm256_set1_epi32(kInf);
+  c.scale_c = _mm256_set1_epi32(static_cast<int>((254u + (23u - p.s0)) << 23));
+  return c;
+}
+
+// round(x + k) at s0, k = (rebias or 0) + the mode's half-ulp constant; x >> s0 has the parity
+// of (x + k) >> s0 because the rebias is a multiple of 2^24 when s0 <= 22 (m >= 1).
+template <RM M>
+FPC_AVX2 __m256i v_round(__m256i x, __m256i k, __m256i u, const VConst& c) {
+  const __m256i xk = _mm256_add_epi32(x, k);
+  if constexpr (M == RM::rne) {
+    const __m256i lsb = _mm256_and_si256(_mm256_srl_epi32(x, c.s0), c.one);
+    return _mm256_srl_epi32(_mm256_add_epi32(xk, lsb), c.s0);
+  } else if constexpr (M == RM::rna || M == RM::rtz) {
+    return _mm256_srl_epi32(xk, c.s0);
+  } else if constexpr (M == RM::up || M == RM::down) {
+    const __m256i negm = _mm256_srai_epi32(u, 31);
+    const __m256i inc = M == RM::up ? _mm256_andnot_si256(negm, c.smask)
+                                    : _mm256_and_si256(negm, c.smask);
+    return _mm256_srl_epi32(_mm256_add_epi32(xk, inc), c.s0);
+  } else {  // odd
+    const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(xk, c.smask), c.zero);
+    return _mm256_or_si256(_mm256_srl_epi32(xk, c.s0), _mm256_andnot_si256(exact, c.one));
+  }
+}
+
+// n | sign where the sign bit of s is set.
+FPC_AVX2 __m256i v_sign(__m256i n, __m256i s, const VConst& c) {
+  return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(n),
+                                              _mm256_castsi256_ps(_mm256_or_si256(n, c.sign)),
+                                              _mm256_castsi256_ps(s)));
+}
+
+template <RM M>
+FPC_AVX2 __m256i v_tier1(__m256i u, __m256i& top, const VConst& c) {
+  const __m256i a = _mm256_and_si256(u, c.abs);
+  top = _mm256_max_epu32(top, _mm256_sub_epi32(a, c.lo));
+  return v_sign(v_round<M>(a, c.k1, u, c), u, c);
+}
+
+struct Tops {
+  __m256i t1, t2;
+};
+
+// Tier 2 (integer); also tracks the maxima that say whether the block fitted tier 1 (t1) and
+// tier 2 (t2). max(ef, 1) makes x exactly M for fp32 subnormals and zeros.
+template <RM M, bool DropZeroSign>
+FPC_AVX2 __m256i v_tier2(__m256i u, Tops& t, const VConst& c) {
+  const __m256i a = _mm256_and_si256(u, c.abs);
+  t.t1 = _mm256_max_epu32(t.t1, _mm256_sub_epi32(a, c.lo));
+  t.t2 = _mm256_max_epu32(t.t2, a);
+  const __m256i ef = _mm256_max_epi32(_mm256_srli_epi32(a, 23), c.one);
+  const __m256i d = _mm256_max_epi32(_mm256_sub_epi32(c.sub_c, ef), c.zero);
+  const __m256i x = _mm256_add_epi32(_mm256_add_epi32(a, c.rebias), _mm256_slli_epi32(d, 23));
+  const __m256i sh = _mm256_min_epu32(d, c.cap);
+  const __m256i xs = _mm256_srlv_epi32(x, sh);
+  const __m256i exact = _mm256_cmpeq_epi32(_mm256_sllv_epi32(xs, sh), x);
+  const __m256i jam = _mm256_or_si256(xs, _mm256_andnot_si256(exact, c.one));
+  const __m256i n = v_round<M>(jam, c.k2, u, c);
+  __m256i s = u;
+  if constexpr (DropZeroSign)
+    s = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(n, c.zero), c.kz), u);
+  return v_sign(n, s, c);
+}
+
+// Tier F (floating point; rne, rtz, up, down), for every |x| <= max finite: with
+// E = max(ef, fp32 field of 2^emin) the grid is 2^q, q = E - 127 - m, and
+//   y = |x| * 2^-q
+// is exact (a power-of-two scaling; y < 2^(m+1)). vroundps rounds y to an integer n with the
+// mode in its immediate (MXCSR's rounding mode is not used, NO_EXC leaves its flags alone), and
+// the code is n + ((E - field(2^emin)) << m): a carry of n into 2^(m+1) moves to the next
+// binade by itself. Needs MXCSR without DAZ/FTZ (checked per call: they would change fp32
+// subnormal inputs), m >= 1 and emin - m >= -127 (so that 2^-q is a normal fp32).
+template <RM M, bool DropZeroSign>
+FPC_AVX2 __m256i v_tierf(__m256i u, Tops& t, const VConst& c) {
+  const __m256i a = _mm256_and_si256(u, c.abs);
+  t.t1 = _mm256_max_epu32(t.t1, _mm256_sub_epi32(a, c.lo));
+  t.t2 = _mm256_max_epu32(t.t2, a);
+  const __m256i me = _mm256_and_si256(_mm256_max_epi32(a, c.lo), c.expmask);
+  const __m256 scale = _mm256_castsi256_ps(_mm256_sub_epi32(c.scale_c, me));
+  __m256 y = _mm256_mul_ps(_mm256_castsi256_ps(a), scale);
+  constexpr int kNoExc = _MM_FROUND_NO_EXC;
+  if constexpr (M == RM::rne) {
+    y = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | kNoExc);
+  } else if constexpr (M == RM::rtz) {
+    y = _mm256_round_ps(y, _MM_FROUND_TO_ZERO | kNoExc);
+  } else {  // up, down: round the signed value, then take the magnitude
+    const __m256 sy = _mm256_or_ps(y, _mm256_castsi256_ps(_mm256_and_si256(u, c.f32sign)));
+    y = _mm256_round_ps(sy, (M == RM::up ? _MM_FROUND_TO_POS_INF : _MM_FROUND_TO_NEG_INF) | kNoExc);
+    y = _mm256_andnot_ps(_mm256_castsi256_ps(c.f32sign), y);
+  }
+  const __m256i n = _mm256_add_epi32(_mm256_cvttps_epi32(y),
+                                     _mm256_srl_epi32(_mm256_sub_epi32(me, c.lo), c.s0));
+  __m256i s = u;
+  if constexpr (DropZeroSign)
+    s = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(n, c.zero), c.kz), u);
+  return v_sign(n, s, c);
+}
+
+FPC_AVX2 bool v_all_le(__m256i top, __m256i lim) {
+  return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(top, lim), lim)) == -1;
+}
+
+FPC_AVX2 __m256i v_load(const float* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// Codes of 8 lanes each (< 2^16, resp. < 2^8) to 16-bit / 8-bit stores.
+FPC_AVX2 void v_store16(std::uint16_t* out, __m256i c0, __m256i c1) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_permute4x64_epi64(_mm256_packus_epi32(c0, c1), 0xD8));
+}
+FPC_AVX2 void v_store8(std::uint8_t* out, __m256i c0, __m256i c1, __m256i c2, __m256i c3) {
+  const __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(c0, c1), _mm256_packus_epi32(c2, c3));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+// Tier: 1, 2 (integer), 3 (tier F, floating point).
+template <int T, RM M, bool Z>
+FPC_AVX2 __m256i v_code(const float* in, Tops& t, const VConst& c) {
+  const __m256i u = v_load(in);
+  if constexpr (T == 1) return v_tier1<M>(u, t.t1, c);
+  else if constexpr (T == 2) return v_tier2<M, Z>(u, t, c);
+  else return v_tierf<M, Z>(u, t, c);
+}
+
+// One block of kBlock values through one tier, storing the codes and updating the maxima.
+template <int T, RM M, bool Z, class OutT>
+FPC_AVX2 void v_block(const float* in, OutT* out, Tops& t, const VConst& c) {
+  if constexpr (sizeof(OutT) == 2) {
+    for (std::size_t k = 0; k < kBlock; k += 16)
+      v_store16(reinterpret_cast<std::uint16_t*>(out) + k, v_code<T, M, Z>(in + k, t, c),
+                v_code<T, M, Z>(in + k + 8, t, c));
+  } else {
+    for (std::size_t k = 0; k < kBlock; k += 32)
+      v_store8(reinterpret_cast<std::uint8_t*>(out) + k, v_code<T, M, Z>(in + k, t, c),
+               v_code<T, M, Z>(in + k + 8, t, c), v_code<T, M, Z>(in + k + 16, t, c),
+               v_code<T, M, Z>(in + k + 24, t, c));
+  }
+}
+
+// Blocks start in tier 1; a block that needs more is redone in tier T2 (2: integer, 3: tier F),
+// and the next blocks go straight to T2 until 4 in a row turn out to be all normal; a block with
+// NaN, inf or |x| > max finite ends in tier 3 (lean_code).
+template <int T2, RM M, bool Z, class OutT>
+FPC_AVX2 void lean_blocks(const float* in, OutT* out, std::size_t nblocks, const F32Params& p,
+                          const VConst& c) {
+  alignas(32) std::uint32_t tmp[kBlock];
+  int streak = 4;  // consecutive all-normal blocks; < 4: skip the tier 1 attempt
+  for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
+    Tops t{c.zero, c.zero};
+    if (streak >= 4) {
+      v_block<1, M, Z>(in, out, t, c);
+      if (v_all_le(t.t1, c.range)) continue;
+      t = Tops{c.zero, c.zero};
+    }
+    v_block<T2, M, Z>(in, out, t, c);
+    streak = v_all_le(t.t1, c.range) ? streak + 1 : 0;
+    if (v_all_le(t.t2, c.hi)) continue;  // all |x| <= max finite
+    for (std::size_t j = 0; j < kBlock; ++j) tmp[j] = lean_code<M>(bits_of(in[j]), p);
+    narrow(out, tmp);
+  }
+}
+
+template <RM M, class OutT>
+__attribute__((target("avx2"))) void lean_avx2(const float* in, void* outv, std::size_t n,
+                                               const F32Params& pref) {
+  const F32Params p = pref;
+  // Tier 1 takes the rne parity from |x| >> s0, which equals that of (|x| + rebias) >> s0 only
+  // when m >= 1 (the rebias is a multiple of 2^24); m = 0 formats use the generic loop.
+  if (p.range == 0 || p.s0 == 23) return lean_impl<M, OutT>(in, outv, n, p);
+  OutT* __restrict out = static_cast<OutT*>(outv);
+  const VConst c = make_vconst(p, M);
+  const bool drop_zero_sign = p.zero_code[1] == 0;
+  const std::size_t nb = n / kBlock;
+  constexpr bool kFloatMode = M == RM::rne || M == RM::rtz || M == RM::up || M == RM::down;
+  // Tier F where the format allows it and MXCSR has neither DAZ nor FTZ.
+  if (kFloatMode && p.float_tier && (_mm_getcsr() & 0x8040u) == 0) {
+    if (drop_zero_sign) lean_blocks<3, M, true>(in, out, nb, p, c);
+    else lean_blocks<3, M, false>(in, out, nb, p, c);
+  } else if (drop_zero_sign) {
+    lean_blocks<2, M, true>(in, out, nb, p, c);
+  } else {
+    lean_blocks<2, M, false>(in, out, nb, p, c);
+  }
+  for (std::size_t i = nb * kBlock; i < n; ++i)
+    out[i] = static_cast<OutT>(lean_code<M>(bits_of(in[i]), p));
+}
+
+template <RM M, class OutT>
+__attribute__((target("avx2"))) void full_avx2(const float* in, void* out, std::uint8_t* fl,
+                                               std::size_t n, const F32Params& p) {
+  full_impl<M, OutT>(in, out, fl, n, p);
+}
+#undef FPC_AVX2
+#endif
+
+template <class OutT>
+void pick(RM mode, bool avx2, LeanFn& lean, FullFn& full) {
+#define FPC_PICK(MODE)                                      \
+  case RM::MODE:                                            \
+    lean = &lean_portable<RM::MODE, OutT>;                  \
+    full = &full_portable<RM::MODE, OutT>;                  \
+    if (FPC_X86 && avx2) FPC_PICK_AVX2(MODE)                \
+    return;
+#if FPC_X86
+#define FPC_PICK_AVX2(MODE) lean = &lean_avx2<RM::MODE, OutT>, full = &full_avx2<RM::MODE, OutT>;
+#else
+#define FPC_PICK_AVX2(MODE) (void)0;
+#endif
+  switch (mode) {
+    FPC_PICK(rne)
+    FPC_PICK(rna)
+    FPC_PICK(rtz)
+    FPC_PICK(up)
+    FPC_PICK(down)
+    FPC_PICK(odd)
+    default: lean = nullptr; full = nullptr; return;
+  }
+#undef FPC_PICK
+#undef FPC_PICK_AVX2
+}
+
+bool cpu_has_avx2() {
+#if FPC_X86
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool overflow_to_infinity(RM m, bool negative) {
+  switch (m) {
+    case RM::rtz:
+    case RM::odd: return false;
+    case RM::up: return !negative;
+    case RM::down: return negative;
+    default: return true;
+  }
+}
+
+// Whether the vectorized kernels model (to, r); otherwise every element goes to `convert`.
+bool kernel_supports(const Format& to, const Rounding& r) {
+  if (is_stochastic(r.mode)) return false;
+  if (to.width() > 16 || to.man_bits > 22 || to.exp_bits < 1) return false;
+  if (to.bias < -128 || to.bias > 128) return false;
+  return true;
+}
+
+F32Params make_params(const Format& f, const Rounding& r) {
+  F32Params p{};
+  const int m = f.man_bits;
+  const int w = f.width();
+  const std::uint32_t sm = static_cast<std::uint32_t>(f.sign_mask());
+  p.tiny_after = r.tininess == Tininess::after_rounding;
+  p.daz_lim = r.daz ? kHidden : 0;
+  p.ftz_m = r.ftz ? ~0u : 0u;
+  p.has_zero_m = f.has_zero ? ~0u : 0u;
+  p.unsigned_m = f.is_signed ? 0u : ~0u;
+  p.below_lim = f.subnormals ? -(1 << 30) : 0;
+  p.absmask = f.is_signed ? kAbs : 0xFFFFFFFFu;
+  p.bias = f.bias;
+  p.rebias = static_cast<std::uint32_t>(f.bias - 127) << 23;
+  p.s0 = static_cast<std::uint32_t>(23 - m);
+  p.maxf = static_cast<std::uint32_t>(f.max_finite_code());
+  p.sign_mask = sm;
+  p.mag_mask = static_cast<std::uint32_t>(f.magnitude_mask());
+  p.sign_shift = static_cast<std::uint32_t>(32 - w);
+  p.sub_lo = f.min_normal_field();
+  p.sub_c = p.sub_lo + 127 - f.bias;
+
+  const int emin = f.emin();
+  // fp32 subnormal M * 2^-149 is tiny iff M < 2^(emin + 149).
+  p.sub_tiny_lim = emin + 149 >= 31 ? kNever : 1u << (emin + 149);
+  // ... and has exponent emin - 1 iff M << (-125 - emin) has its top bit at 2^23.
+  p.tz_shift = static_cast<std::uint32_t>(-125 - emin > 0 ? -125 - emin : 0);
+  const std::uint32_t top = 1u << 24;
+  const std::uint32_t near_half = top - (1u << (p.s0 - 1));      // rne, rna: carry at >= half
+  const std::uint32_t near_any = top - (1u << p.s0) + 1;          // directed: carry if inexact
+  // A tie rounds away under rne when the all-ones p-bit significand's code, in the unbounded
+  // encoding (tiny_after_rounding), is odd: always for m >= 1; for m = 0 the exponent field's
+  // parity, even (0) with subnormals and odd (-1) without.
+  const bool tie_odd = !(f.subnormals && m == 0);
+  switch (r.mode) {
+    case RM::rne: p.thresh_pos = p.thresh_neg = near_half + (tie_odd ? 0 : 1); break;
+    case RM::rna: p.thresh_pos = p.thresh_neg = near_half; break;
+    case RM::up: p.thresh_pos = near_any, p.thresh_neg = kNever; break;
+    case RM::down: p.thresh_pos = kNever, p.thresh_neg = near_any; break;
+    default: p.thresh_pos = p.thresh_neg = kNever; break;
+  }
+  if (!p.tiny_after) p.thresh_pos = p.thresh_neg = kNever;
+  // An fp32 subnormal into a format without subnormals whose emin is below -126: its exponent
+  // is not fixed by the fp32 exponent field, so `convert` does those lanes.
+  p.may_slow = !f.subnormals && emin <= -127;
+  p.fine_m = f.subnormals && f.bias == 128 ? ~0u : 0u;
+  // Tier F (AVX2) needs every 2^-q, q in [emin - m, emax - m], to be a normal fp32.
+  p.float_tier = f.subnormals && m >= 1 && emin - m >= -127;
+  p.slow_m = p.may_slow ? ~0u : 0u;
+
+  for (int neg = 0; neg < 2; ++neg) {
+    const bool ng = neg != 0;
+    const std::uint32_t sign = ng ? sm : 0;
+    const std::uint32_t maxf_code = p.maxf | sign;
+    // overflow_result
+    std::uint32_t ovf = maxf_code;
+    if (r.sat == Saturation::none && overflow_to_infinity(r.mode, ng)) {
+      if (f.has_inf()) ovf = static_cast<std::uint32_t>(f.inf_code(false)) | sign;
+      else if (f.has_nan()) ovf = static_cast<std::uint32_t>(f.nan_code(ng) & f.code_mask());
+    }
+    p.ovf_code[neg] = ovf;
+    // infinite input
+    if (f.has_inf() && r.sat != Saturation::finite) {
+      p.inf_code[neg] = static_cast<std::uint32_t>(f.inf_code(false)) | sign;
+      p.inf_flags = 0;
+    } else if (r.sat != Saturation::finite && f.has_nan()) {
+      p.inf_code[neg] = static_cast<std::uint32_t>(f.nan_code(ng) & f.code_mask());
+      p.inf_flags = Flags::invalid;
+    } else {
+      p.inf_code[neg] = maxf_code;
+      p.inf_flags = Flags::overflow | Flags::inexact;
+    }
+    // zero inputs, and rounded results of magnitude 0 where the format has a zero: zero_result
+    // with the sign where it has a zero, zero_result(false) where it has none.
+    const std::uint32_t minpos = static_cast<std::uint32_t>(f.min_positive_code());
+    p.zero_code[neg] = f.has_zero ? (ng && f.has_negative_zero() ? sm : 0) : minpos;
+    // ftz: zero_result(negative).
+    p.ftz_code[neg] = f.has_zero ? p.zero_code[neg] : minpos | sign;
+    p.nan_code[neg] = f.has_nan() ? static_cast<std::uint32_t>(f.nan_code(ng) & f.code_mask()) : 0;
+  }
+  p.zero_flags = f.has_zero ? 0 : Flags::underflow | Flags::inexact;
+  p.nan_paymask = f.nan == NanEncoding::ieee && m > 1
+                      ? static_cast<std::uint32_t>(f.quiet_bit() - 1)
+                      : 0;
+  p.nan_flags_quiet = f.has_nan() ? 0 : Flags::invalid;
+  p.uns_neg_code = f.has_nan() ? static_cast<std::uint32_t>(f.nan_code(false) & f.code_mask()) : 0;
+  p.minnorm_code = static_cast<std::uint32_t>(f.min_normal_code());
+
+  // The normal-range shortcut: [2^emin, maxf] as fp32 patterns (only fp32 normals).
+  const std::uint64_t mf = f.max_finite_code();
+  const int field = static_cast<int>(mf >> m);
+  const std::uint32_t tfrac = static_cast<std::uint32_t>(mf & ((1ull << m) - 1));
+  const int fe = field - f.bias + 127;  // fp32 exponent field of maxf
+  std::uint32_t hi = 0;
+  if (field >= p.sub_lo && fe >= 1) hi = fe >= 255 ? 0x7F7FFFFFu : (static_cast<std::uint32_t>(fe) << 23) | (tfrac << p.s0);
+  std::uint32_t lo = emin + 127 <= 1 ? kHidden : static_cast<std::uint32_t>(emin + 127) << 23;
+  // Tier 1 adds up to 2^s0 - 1 to |x| + rebias; that must stay below bit 31 (the sign).
+  const bool tier1_fits = hi != 0 && static_cast<std::int64_t>(hi) + static_cast<std::int32_t>(p.rebias) +
+                                             (std::int64_t{1} << p.s0) <= (std::int64_t{1} << 31);
+  if (hi != 0 && lo <= hi && tier1_fits) {
+    p.lo = lo;
+    p.range = hi - lo;
+  } else {
+    p.lo = 0;
+    p.range = 0;  // no shortcut
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string_view to_string(ConvertKernel k) {
+  switch (k) {
+    case ConvertKernel::best: return "best";
+    case ConvertKernel::portable: return "portable";
+    case ConvertKernel::avx2: return "avx2";
+    case ConvertKernel::reference: return "reference";
+  }
+  return "?";
+}
+
+bool kernel_available(ConvertKernel k) {
+  return k != ConvertKernel::avx2 || cpu_has_avx2();
+}
+
+F32Converter::F32Converter(const Format& to, const Rounding& r, ConvertKernel k)
+    : to_(to), f32_(*find_builtin("f32")), r_(r) {
+  if (to.width() > 16 || to.width() < 1)
+    throw Error("format", "fast conversion writes codes of at most 16 bits; '" + to.name +
+                              "' is " + std::to_string(to.width()) + " bits wide");
+  code_bytes_ = to.width() <= 8 ? 1 : 2;
+  if (k == ConvertKernel::avx2 && !cpu_has_avx2())
+    throw Error("kernel", "avx2 requested but this CPU (or build) has no AVX2");
+  if (k == ConvertKernel::best) k = cpu_has_avx2() ? ConvertKernel::avx2 : ConvertKernel::portable;
+  if (k != ConvertKernel::reference && !kernel_supports(to, r)) k = ConvertKernel::reference;
+  kernel_ = k;
+  if (k == ConvertKernel::reference) return;
+  p_ = make_params(to, r);
+  const bool avx2 = k == ConvertKernel::avx2;
+  if (code_bytes_ == 1) pick<std::uint8_t>(r.mode, avx2, lean_, full_);
+  else pick<std::uint16_t>(r.mode, avx2, lean_, full_);
+  use_lean_ = to.is_signed && to.subnormals && to.has_zero && to.bias <= 127 && !r.ftz && !r.daz;
+}
+
+void F32Converter::run_reference(const float* in, void* out, std::uint8_t* flags_out,
+                                 std::size_t n, std::uint8_t* acc) const {
+  std::uint8_t all = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Rounded res = fpconform::convert(std::bit_cast<std::uint32_t>(in[i]), f32_, to_, r_);
+    if (code_bytes_ == 1) static_cast<std::uint8_t*>(out)[i] = static_cast<std::uint8_t>(res.bits);
+    else static_cast<std::uint16_t*>(out)[i] = static_cast<std::uint16_t>(res.bits);
+    if (flags_out) flags_out[i] = res.flags.bits;
+    all |= res.flags.bits;
+  }
+  if (acc) *acc |= all;
+}
+
+void F32Converter::run(const float* in, void* out, std::uint8_t* flags_out, std::size_t n,
+                       std::uint8_t* acc) const {
+  if (kernel_ == ConvertKernel::reference) return run_reference(in, out, flags_out, n, acc);
+  if (use_lean_ && !flags_out && !acc) return lean_(in, out, n, p_);
+  constexpr std::size_t kChunk = 2048;
+  alignas(64) std::uint8_t buf[kChunk];
+  std::uint8_t all = 0;
+  for (std::size_t off = 0; off < n; off += kChunk) {
+    const std::size_t len = n - off < kChunk ? n - off : kChunk;
+    std::uint8_t* fl = flags_out ? flags_out + off : buf;
+    void* o = static_cast<char*>(out) + off * code_bytes_;
+    full_(in + off, o, fl, len, p_);
+    if (p_.may_slow) {
+      for (std::size_t j = 0; j < len; ++j)
+        if (fl[j] & kSlow) run_reference(in + off + j, static_cast<char*>(o) + j * code_bytes_,
+                                         fl + j, 1, nullptr);
+    }
+    if (acc) {
+      std::uint8_t a = 0;
+      for (std::size_t j = 0; j < len; ++j) a |= fl[j];
+      all |= a;
+    }
+  }
+  if (acc) *acc |= all;
+}
+
+void F32Converter::convert(const float* in, void* out, std::size_t n) const {
+  run(in, out, nullptr, n, nullptr);
+}
+
+Flags F32Converter::convert_flags(const float* in, void* out, std::size_t n) const {
+  Flags f;
+  run(in, out, nullptr, n, &f.bits);
+  return f;
+}
+
+Flags F32Converter::convert_flags(const float* in, void* out, std::uint8_t* flags_out,
+                                  std::size_t n) const {
+  Flags f;
+  run(in, out, flags_out, n, &f.bits);
+  return f;
+}
+
+namespace {
+void check_spans(std::size_t in, std::size_t out, std::size_t want_bytes, std::size_t have_bytes,
+                 const Format& f) {
+  if (in != out)
+    throw Error("out", "output has " + std::to_string(out) + " elements, input " +
+                           std::to_string(in));
+  if (want_bytes != have_bytes)
+    throw Error("out", "format '" + f.name + "' needs " + std::to_string(want_bytes) +
+                           "-byte codes, the output has " + std::to_string(have_bytes));
+}
+}  // namespace
+
+void F32Converter::convert(std::span<const float> in, std::span<std::uint8_t> out) const {
+  check_spans(in.size(), out.size(), code_bytes_, 1, to_);
+  convert(in.data(), out.data(), in.size());
+}
+void F32Converter::convert(std::span<const float> in, std::span<std::uint16_t> out) const {
+  check_spans(in.size(), out.size(), code_bytes_, 2, to_);
+  convert(in.data(), out.data(), in.size());
+}
+Flags F32Converter::convert_flags(std::span<const float> in, std::span<std::uint8_t> out) const {
+  check_spans(in.size(), out.size(), code_bytes_, 1, to_);
+  return convert_flags(in.data(), out.data(), in.size());
+}
+Flags F32Converter::convert_flags(std::span<const float> in,
+                                  std::span<std::uint16_t> out) const {
+  check_spans(in.size(), out.size(), code_bytes_, 2, to_);
+  return convert_flags(in.data(), out.data(), in.size());
+}
+
+std::uint32_t F32Converter::convert_one(float x, Flags* flags) const {
+  std::uint16_t code16 = 0;
+  std::uint8_t code8 = 0;
+  std::uint8_t fl = 0;
+  void* o = code_bytes_ == 1 ? static_cast<void*>(&code8) : static_cast<void*>(&code16);
+  run(&x, o, &fl, 1, nullptr);
+  if (flags) flags->bits = fl;
+  return code_bytes_ == 1 ? code8 : code16;
+}
+
+void convert_f32_batch(std::span<const float> in, std::span<std::uint8_t> out, const Format& to,
+                       const Rounding& r) {
+  F32Converter(to, r).convert(in, out);
+}
+void convert_f32_batch(std::span<const float> in, std::span<std::uint16_t> out, const Format& to,
+                       const Rounding& r) {
+  F32Converter(to, r).convert(in, out);
+}
+
+}  // namespace fpconform

@@ -1,0 +1,258 @@
+// run_conversion_report: a chosen subset of the conformance sweeps, with counts per
+// (source, target, mode), written as report.md + results.json.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fpconform/conformance/conversion.hpp"
+#include "fpconform/error.hpp"
+
+namespace fpconform::conformance {
+
+namespace {
+
+std::vector<std::string> quick_sources() {
+  return {"f32", "f16", "bf16", "e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "e3m4",
+          "e4m3ieee"};
+}
+std::vector<std::string> quick_targets() {
+  return {"f32", "tf32", "f16", "bf16", "e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz",
+          "e3m4", "e4m3ieee", "e3m2", "e2m3", "e2m1", "ue8m0"};
+}
+std::vector<std::string> full_sources() {
+  std::vector<std::string> v = {"f64", "f32"};
+  for (const Format& f : builtin_formats())
+    if (f.width() <= 16) v.push_back(f.name);
+  for (const char* p : {"binary8p1se", "binary8p3se", "binary8p4sf", "binary8p5se", "binary8p7sf",
+                        "binary6p3sf", "binary4p2se", "binary8p4ue", "binary8p1uf",
+                        "custom:e=4,m=3,bias=5,inf=ieee,nan=ieee"})
+    v.push_back(p);
+  return v;
+}
+std::vector<std::string> full_targets() {
+  std::vector<std::string> v;
+  for (const Format& f : builtin_formats()) v.push_back(f.name);
+  for (const char* p : {"binary8p1se", "binary8p3se", "binary8p4sf", "binary8p5se", "binary8p7sf",
+                        "binary6p3sf", "binary4p2se", "binary8p4ue", "binary8p1uf",
+                        "custom:e=4,m=3,bias=5,inf=ieee,nan=ieee"})
+    v.push_back(p);
+  return v;
+}
+
+bool is_wide_ieee(const Format& f) {
+  return f.is_signed && f.inf == InfEncoding::ieee && f.nan == NanEncoding::ieee &&
+         ((f.exp_bits == 8 && f.man_bits == 23 && f.bias == 127) ||
+          (f.exp_bits == 11 && f.man_bits == 52 && f.bias == 1023));
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// A narrow source: every code if there are at most `cap`, else every special code (NaN, inf,
+// zero, the ends of the finite range, subnormal boundary) plus a seeded sample.
+InputSet narrow_inputs(const Format& f, std::uint64_t cap, std::uint64_t seed) {
+  const std::uint64_t n = std::uint64_t{1} << f.width();
+  if (n <= cap) return InputSet::all_codes(f);
+  std::vector<std::uint64_t> codes;
+  const std::uint64_t top = f.max_finite_code();
+  for (std::uint64_t mag : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2},
+                            f.min_normal_code() - 1, f.min_normal_code(), f.min_normal_code() + 1,
+                            top - 1, top, top + 1, top + 2, f.magnitude_mask() - 1,
+                            f.magnitude_mask()}) {
+    if (mag > f.magnitude_mask()) continue;
+    codes.push_back(mag);
+    if (f.is_signed) codes.push_back(mag | f.sign_mask());
+  }
+  for (std::uint64_t i = 0; codes.size() < cap; ++i) codes.push_back(mix(seed + i) & f.code_mask());
+  return InputSet::list(std::move(codes), std::to_string(cap) + " sampled codes of " + f.name +
+                                              " (seed " + std::to_string(seed) + ")");
+}
+
+void atomic_write(const std::filesystem::path& dir, const std::string& name,
+                  const std::string& text) {
+  const std::filesystem::path final_path = dir / name;
+  const std::filesystem::path tmp =
+      dir / ("." + name + ".tmp." + std::to_string(static_cast<long>(::getpid())));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("report", "cannot write " + tmp.string());
+    out << text;
+    out.flush();
+    if (!out) throw Error("report", "write failed: " + tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, final_path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw Error("report", "cannot rename into " + final_path.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+ConversionReport run_conversion_report(const ReportOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ConversionReport rep;
+  rep.quick = opt.quick;
+  rep.seed = opt.seed;
+  rep.threads = opt.threads ? opt.threads : default_threads();
+  const std::vector<std::string> srcs =
+      opt.sources.empty() ? (opt.quick ? quick_sources() : full_sources()) : opt.sources;
+  const std::vector<std::string> tgts =
+      opt.targets.empty() ? (opt.quick ? quick_targets() : full_targets()) : opt.targets;
+  const std::uint64_t wide_n = opt.wide_inputs ? opt.wide_inputs : (opt.quick ? 20000 : 1000000);
+  const std::uint64_t narrow_n = opt.narrow_inputs ? opt.narrow_inputs : (opt.quick ? 4096 : 65536);
+
+  std::vector<Rounding> configs;
+  if (opt.quick) {
+    const std::vector<StochasticDraw> draws = {{3, 5}, {64, 0x9E3779B97F4A7C15ull}};
+    const std::vector<Saturation> sats = {Saturation::none, Saturation::finite};
+    configs = make_configs(all_modes(), draws, sats, subnormal_ftz());
+    rep.configs = "10 modes (stochastic: n=3 r=5, n=64 r=0x9e3779b97f4a7c15) x sat none/finite "
+                  "x ftz off/on (daz off, tininess after)";
+  } else {
+    configs = make_configs(all_modes(), default_stochastic_draws(), all_saturations(),
+                           subnormal_pairwise());
+    rep.configs = "10 modes (stochastic: n=3 r=0,5,7; n=64 r=0x9e3779b97f4a7c15) x sat "
+                  "none/finite/propagate x (ftz, daz, tininess) pairwise: (0,0,after) "
+                  "(0,1,before) (1,0,before) (1,1,after)";
+  }
+
+  SweepOptions so;
+  so.threads = rep.threads;
+  so.max_counterexamples = opt.max_counterexamples;
+  for (const std::string& sname : srcs) {
+    const Format from = parse_format(sname, "source");
+    for (const std::string& tname : tgts) {
+      const Format to = parse_format(tname, "target");
+      InputSet in;
+      if (is_wide_ieee(from)) {
+        BoundaryOptions bo;
+        bo.min_total = wide_n;
+        bo.seed = opt.seed;
+        bo.double_rounding_traps = from.exp_bits == 11;
+        in = boundary_input_set(from, to, bo);
+        // The deterministic core alone can exceed the budget (f16 targets: ~10^6 values).
+        if (in.size() > wide_n) in = InputSet::strided(in, wide_n);
+      } else {
+        in = narrow_inputs(from, narrow_n, opt.seed);
+      }
+      const SweepResult r = ConversionSweep(from, to, configs).run(in, so);
+      // Aggregate per mode label, in configuration order.
+      std::map<std::string, std::size_t> row_of;
+      const std::size_t first = rep.rows.size();
+      for (const ConfigCount& c : r.per_config) {
+        const std::string label = mode_label(c.rounding);
+        auto it = row_of.find(label);
+        if (it == row_of.end()) {
+          ReportRow row;
+          row.source = from.name;
+          row.target = to.name;
+          row.mode = label;
+          row.inputs = r.inputs;
+          it = row_of.emplace(label, rep.rows.size()).first;
+          rep.rows.push_back(row);
+        }
+        rep.rows[it->second].cases += c.cases;
+        rep.rows[it->second].mismatches += c.mismatches;
+      }
+      for (const CounterExample& c : r.counterexamples)
+        rep.rows[row_of.at(mode_label(c.rounding))].counterexamples.push_back(
+            r.format_counterexample(c));
+      for (std::size_t i = first; i < rep.rows.size(); ++i) {
+        rep.total_cases += rep.rows[i].cases;
+        rep.total_mismatches += rep.rows[i].mismatches;
+      }
+    }
+  }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+std::string report_json(const ConversionReport& rep) {
+  nlohmann::ordered_json j;
+  j["kind"] = "conversion-conformance";
+  j["description"] = "emu convert vs the MPFR oracle (fpconform::reference), bits and flags";
+  j["preset"] = rep.quick ? "quick" : "full";
+  j["seed"] = rep.seed;
+  j["configs"] = rep.configs;
+  j["threads"] = rep.threads;
+  j["seconds"] = rep.seconds;
+  j["total_cases"] = rep.total_cases;
+  j["total_mismatches"] = rep.total_mismatches;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const ReportRow& r : rep.rows) {
+    nlohmann::ordered_json o;
+    o["source"] = r.source;
+    o["target"] = r.target;
+    o["mode"] = r.mode;
+    o["inputs"] = r.inputs;
+    o["cases"] = r.cases;
+    o["mismatches"] = r.mismatches;
+    o["counterexamples"] = r.counterexamples;
+    rows.push_back(std::move(o));
+  }
+  j["rows"] = std::move(rows);
+  return j.dump(2) + "\n";
+}
+
+std::string report_markdown(const ConversionReport& rep) {
+  std::ostringstream o;
+  o << "# Conversion conformance: emu vs MPFR oracle\n\n";
+  o << "Preset: " << (rep.quick ? "quick" : "full") << ", seed " << rep.seed << ", "
+    << rep.threads << " threads, " << rep.seconds << " s.\n\n";
+  o << "Configurations per pair: " << rep.configs << ".\n\n";
+  o << "**" << rep.total_cases << " cases, " << rep.total_mismatches << " mismatches.**\n\n";
+  // Per pair.
+  struct Pair {
+    std::uint64_t inputs = 0, cases = 0, mism = 0;
+  };
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, Pair> pairs;
+  for (const ReportRow& r : rep.rows) {
+    auto key = std::make_pair(r.source, r.target);
+    if (!pairs.count(key)) order.push_back(key);
+    Pair& p = pairs[key];
+    p.inputs = r.inputs;
+    p.cases += r.cases;
+    p.mism += r.mismatches;
+  }
+  o << "| source | target | inputs | cases | mismatches |\n|---|---|---:|---:|---:|\n";
+  for (const auto& k : order) {
+    const Pair& p = pairs[k];
+    o << "| " << k.first << " | " << k.second << " | " << p.inputs << " | " << p.cases << " | "
+      << (p.mism ? "**" + std::to_string(p.mism) + "**" : std::string("0")) << " |\n";
+  }
+  bool any = false;
+  for (const ReportRow& r : rep.rows) {
+    if (!r.mismatches) continue;
+    if (!any) o << "\n## Mismatches by mode\n\n";
+    any = true;
+    o << "- " << r.source << " -> " << r.target << ", " << r.mode << ": " << r.mismatches
+      << " of " << r.cases << "\n";
+    for (const std::string& c : r.counterexamples) o << "  - `" << c << "`\n";
+  }
+  if (!any) o << "\nEvery case matched (bits and flags).\n";
+  return o.str();
+}
+
+void write_conversion_report(const ConversionReport& rep, const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("report", "cannot create " + directory + ": " + ec.message());
+  atomic_write(dir, "results.json", report_json(rep));
+  atomic_write(dir, "report.md", report_markdown(rep));
+}
+
+}  // namespace fpconform::conformance

@@ -1,0 +1,132 @@
+// Compares the dumps written by dump_peers.py with convert_with_profile.
+//   compare_peers PROFILE DIR     (PROFILE "auto": the name dump_peers.py wrote to DIR/profile.txt)
+// DIR/manifest.txt: "<source> <target> <count> <input file> <output file>" per line. Prints one
+// line per cast ("ml_dtypes f32->e4m3: N/N match") and exits 1 on any mismatch.
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fpconform/error.hpp"
+#include "fpconform/profile.hpp"
+#include "peer_inputs.hpp"
+
+using namespace fpconform;
+
+namespace {
+
+int bytes_of(const Format& f) {
+  const int w = f.width();
+  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+std::vector<std::uint64_t> read_codes(const std::string& path, const Format& f, std::size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, "cannot open");
+  const int b = bytes_of(f);
+  std::vector<unsigned char> raw(n * b);
+  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(raw.size()));
+  if (static_cast<std::size_t>(in.gcount()) != raw.size())
+    throw Error(path, "short file: expected " + std::to_string(raw.size()) + " bytes");
+  std::vector<std::uint64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t c = 0;
+    for (int k = 0; k < b; ++k) c |= std::uint64_t(raw[i * b + k]) << (8 * k);
+    v[i] = c;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s PROFILE DIR\n", argv[0]);
+    return 2;
+  }
+  try {
+    const std::string dir = argv[2];
+    std::string name = argv[1];
+    if (name == "auto") {
+      std::ifstream pf(dir + "/profile.txt");
+      if (!(pf >> name)) throw Error(dir, "no profile.txt (run dump_peers.py first)");
+    }
+    const Profile& p = find_profile(name);
+    std::ifstream manifest(dir + "/manifest.txt");
+    if (!manifest) throw Error(dir, "no manifest.txt (run dump_peers.py first)");
+    std::string line;
+    int cases = 0, failures = 0;
+    std::uint64_t all = 0, all_match = 0;
+    while (std::getline(manifest, line)) {
+      if (line.empty()) continue;
+      if (line[0] == '#') {
+        std::printf("peer:%s\n", line.substr(1).c_str());
+        continue;
+      }
+      std::istringstream ls(line);
+      std::string src, dst, in_file, out_file;
+      std::size_t n = 0;
+      ls >> src >> dst >> n >> in_file >> out_file;
+      const Format from = parse_format(src), to = parse_format(dst);
+      const auto in = read_codes(dir + "/" + in_file, from, n);
+      const auto want = read_codes(dir + "/" + out_file, to, n);
+      std::atomic<std::uint64_t> match{0};
+      std::mutex mu;
+      std::vector<std::string> first;
+      bool refused = false;
+      std::string refusal;
+      peers::parallel_for(n, [&](std::uint64_t b, std::uint64_t e) {
+        std::uint64_t m = 0;
+        for (std::uint64_t i = b; i < e; ++i) {
+          std::uint64_t got;
+          try {
+            got = convert_with_profile(in[i], from, to, p, {}).bits;
+          } catch (const Error& err) {
+            std::lock_guard<std::mutex> lock(mu);
+            refused = true;
+            refusal = err.what();
+            return;
+          }
+          if (got == want[i]) {
+            ++m;
+            continue;
+          }
+          std::lock_guard<std::mutex> lock(mu);
+          if (first.size() < 10) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "  input 0x%llx: %s 0x%llx, emu 0x%llx",
+                          (unsigned long long)in[i], p.name.c_str(),
+                          (unsigned long long)want[i], (unsigned long long)got);
+            first.push_back(buf);
+          }
+        }
+        match += m;
+      });
+      ++cases;
+      all += n;
+      all_match += match;
+      if (refused) {
+        std::printf("%s %s->%s: profile refuses: %s\n", p.name.c_str(), src.c_str(),
+                    dst.c_str(), refusal.c_str());
+        ++failures;
+        continue;
+      }
+      const bool ok = match == n;
+      std::printf("%s %s->%s: %llu/%llu match%s\n", p.name.c_str(), src.c_str(), dst.c_str(),
+                  (unsigned long long)match.load(), (unsigned long long)n,
+                  ok ? "" : "  MISMATCH");
+      for (const auto& l : first) std::printf("%s\n", l.c_str());
+      if (!ok) ++failures;
+    }
+    std::printf("%d casts, %d with mismatches; %llu/%llu conversions match\n", cases, failures,
+                (unsigned long long)all_match, (unsigned long long)all);
+    if (cases == 0) return 2;
+    return failures ? 1 : 0;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "compare_peers: %s\n", e.what());
+    return 2;
+  }
+}
