@@ -133,13 +133,15 @@ std::uint64_t code_of(u128 n, int be, const Format& f) {
 bool tiny_after_rounding(const ExactValue& x, int e, const Format& f, const Rounding& r) {
   if (e < f.emin() - 1) return true;
   const Split s = split_at(x, e - f.man_bits);
-  if (r.mode == RoundingMode::odd) return true;
   // n is all ones (2^p - 1) exactly when one step up reaches 2^emin. The tie rule looks at the
   // last bit of the code n would have in an unbounded encoding: odd for m >= 1; for m = 0 the
   // exponent field's parity, which code_of's wrap-around arithmetic gives as well.
   const u128 all_ones = (u128(1) << f.precision()) - 1;
   const bool odd = code_of(s.n, e + f.bias, f) & 1;
-  return !(s.n == all_ones && rounds_away(s, odd, x.negative, r));
+  if (s.n != all_ones) return true;
+  // Round to odd moves up only from an even code (m = 0 with subnormals: field 0 is even).
+  if (r.mode == RoundingMode::odd) return !(s.inexact() && !odd);
+  return !rounds_away(s, odd, x.negative, r);
 }
 
 }  // namespace
