@@ -299,9 +299,12 @@ void full_portable(const float* in, void* out, std::uint8_t* fl, std::size_t n,
 // above. Tier 1 and the integer tier 2 do the arithmetic of normal_code/finite_code.
 #define FPC_AVX2 inline __attribute__((target("avx2"), always_inline))
 
+// The AVX2 tiers: tier 1, the integer tier 2, and tier F (tier 2 by floating point).
+enum VTier { kT1 = 1, kT2 = 2, kTF = 4 };
+
 struct VConst {
   __m256i abs, lo, range, hi, rebias, one, zero, smask, sign, sub_c, cap, k1, k2, kz, f32sign,
-      expmask, scale_c;
+      expmask, scale_c, hidden;
   __m128i s0;
 };
 
@@ -327,6 +330,7 @@ FPC_AVX2 VConst make_vconst(const F32Params& p, RM mode) {
   c.s0 = _mm_cvtsi32_si128(static_cast<int>(p.s0));
   c.f32sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
   c.expmask = _mm256_set1_epi32(kInf);
+  c.hidden = _mm256_set1_epi32(static_cast<int>(kHidden));
   c.scale_c = _mm256_set1_epi32(static_cast<int>((254u + (23u - p.s0)) << 23));
   return c;
 }
@@ -397,16 +401,26 @@ FPC_AVX2 __m256i v_tier2(__m256i u, Tops& t, const VConst& c) {
 // is exact (a power-of-two scaling; y < 2^(m+1)). vroundps rounds y to an integer n with the
 // mode in its immediate (MXCSR's rounding mode is not used, NO_EXC leaves its flags alone), and
 // the code is n + ((E - field(2^emin)) << m): a carry of n into 2^(m+1) moves to the next
-// binade by itself. Needs MXCSR without DAZ/FTZ (checked per call: they would change fp32
-// subnormal inputs), m >= 1 and emin - m >= -127 (so that 2^-q is a normal fp32).
+// binade by itself. Needs m >= 1, emin - m >= -124 (so that 2^-q is a normal fp32, and for the
+// stand-in below) and emin <= m (y never subnormal). Every operation is exact on normal fp32
+// values, so MXCSR (rounding mode, DAZ, FTZ, exception masks) plays no part.
 template <RM M, bool DropZeroSign>
 FPC_AVX2 __m256i v_tierf(__m256i u, Tops& t, const VConst& c) {
   const __m256i a = _mm256_and_si256(u, c.abs);
   t.t1 = _mm256_max_epu32(t.t1, _mm256_sub_epi32(a, c.lo));
   t.t2 = _mm256_max_epu32(t.t2, a);
-  const __m256i me = _mm256_and_si256(_mm256_max_epi32(a, c.lo), c.expmask);
+  // No lane may raise an FP exception or set an MXCSR flag: lanes above max finite (NaN, inf,
+  // overflow; the block goes to tier 3 anyway) are clamped to it, and a nonzero fp32 subnormal
+  // (a denormal operand) is replaced by 2^-126: both lie in (0, 2^(emin-m-1)), below half the
+  // smallest subnormal of the format, where every mode rounds them alike (see float_tier). For
+  // rne and rtz, where such values and zero all give 0, zero may take the stand-in too.
+  __m256i lo_fill = c.hidden;
+  if constexpr (M == RM::up || M == RM::down)
+    lo_fill = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, c.zero), c.hidden);
+  const __m256i ac = _mm256_max_epu32(_mm256_min_epu32(a, c.hi), lo_fill);
+  const __m256i me = _mm256_and_si256(_mm256_max_epi32(ac, c.lo), c.expmask);
   const __m256 scale = _mm256_castsi256_ps(_mm256_sub_epi32(c.scale_c, me));
-  __m256 y = _mm256_mul_ps(_mm256_castsi256_ps(a), scale);
+  __m256 y = _mm256_mul_ps(_mm256_castsi256_ps(ac), scale);
   constexpr int kNoExc = _MM_FROUND_NO_EXC;
   if constexpr (M == RM::rne) {
     y = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | kNoExc);
@@ -444,12 +458,11 @@ FPC_AVX2 void v_store8(std::uint8_t* out, __m256i c0, __m256i c1, __m256i c2, __
                       _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 
-// Tier: 1, 2 (integer), 3 (tier F, floating point).
 template <int T, RM M, bool Z>
 FPC_AVX2 __m256i v_code(const float* in, Tops& t, const VConst& c) {
   const __m256i u = v_load(in);
-  if constexpr (T == 1) return v_tier1<M>(u, t.t1, c);
-  else if constexpr (T == 2) return v_tier2<M, Z>(u, t, c);
+  if constexpr (T == kT1) return v_tier1<M>(u, t.t1, c);
+  else if constexpr (T == kT2) return v_tier2<M, Z>(u, t, c);
   else return v_tierf<M, Z>(u, t, c);
 }
 
@@ -468,9 +481,9 @@ FPC_AVX2 void v_block(const float* in, OutT* out, Tops& t, const VConst& c) {
   }
 }
 
-// Blocks start in tier 1; a block that needs more is redone in tier T2 (2: integer, 3: tier F),
-// and the next blocks go straight to T2 until 4 in a row turn out to be all normal; a block with
-// NaN, inf or |x| > max finite ends in tier 3 (lean_code).
+// Blocks start in tier 1; a block that needs more is redone in T2 (kT2 or kTF), and the next
+// blocks go straight to T2 until 4 in a row turn out to be all normal; a block with NaN, inf or
+// |x| > max finite ends in tier 3 (lean_code, auto-vectorized).
 template <int T2, RM M, bool Z, class OutT>
 FPC_AVX2 void lean_blocks(const float* in, OutT* out, std::size_t nblocks, const F32Params& p,
                           const VConst& c) {
@@ -479,7 +492,7 @@ FPC_AVX2 void lean_blocks(const float* in, OutT* out, std::size_t nblocks, const
   for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
     Tops t{c.zero, c.zero};
     if (streak >= 4) {
-      v_block<1, M, Z>(in, out, t, c);
+      v_block<kT1, M, Z>(in, out, t, c);
       if (v_all_le(t.t1, c.range)) continue;
       t = Tops{c.zero, c.zero};
     }
@@ -503,14 +516,13 @@ __attribute__((target("avx2"))) void lean_avx2(const float* in, void* outv, std:
   const bool drop_zero_sign = p.zero_code[1] == 0;
   const std::size_t nb = n / kBlock;
   constexpr bool kFloatMode = M == RM::rne || M == RM::rtz || M == RM::up || M == RM::down;
-  // Tier F where the format allows it and MXCSR has neither DAZ nor FTZ.
-  if (kFloatMode && p.float_tier && (_mm_getcsr() & 0x8040u) == 0) {
-    if (drop_zero_sign) lean_blocks<3, M, true>(in, out, nb, p, c);
-    else lean_blocks<3, M, false>(in, out, nb, p, c);
+  if (kFloatMode && p.float_tier) {
+    if (drop_zero_sign) lean_blocks<kTF, M, true>(in, out, nb, p, c);
+    else lean_blocks<kTF, M, false>(in, out, nb, p, c);
   } else if (drop_zero_sign) {
-    lean_blocks<2, M, true>(in, out, nb, p, c);
+    lean_blocks<kT2, M, true>(in, out, nb, p, c);
   } else {
-    lean_blocks<2, M, false>(in, out, nb, p, c);
+    lean_blocks<kT2, M, false>(in, out, nb, p, c);
   }
   for (std::size_t i = nb * kBlock; i < n; ++i)
     out[i] = static_cast<OutT>(lean_code<M>(bits_of(in[i]), p));
@@ -619,6 +631,9 @@ F32Params make_params(const Format& f, const Rounding& r) {
     case RM::rna: p.thresh_pos = p.thresh_neg = near_half; break;
     case RM::up: p.thresh_pos = near_any, p.thresh_neg = kNever; break;
     case RM::down: p.thresh_pos = kNever, p.thresh_neg = near_any; break;
+    // Round to odd moves the all-ones significand up only from an even code (m = 0 with
+    // subnormals), and then whenever it is inexact.
+    case RM::odd: p.thresh_pos = p.thresh_neg = tie_odd ? kNever : near_any; break;
     default: p.thresh_pos = p.thresh_neg = kNever; break;
   }
   if (!p.tiny_after) p.thresh_pos = p.thresh_neg = kNever;
@@ -626,8 +641,11 @@ F32Params make_params(const Format& f, const Rounding& r) {
   // is not fixed by the fp32 exponent field, so `convert` does those lanes.
   p.may_slow = !f.subnormals && emin <= -127;
   p.fine_m = f.subnormals && f.bias == 128 ? ~0u : 0u;
-  // Tier F (AVX2) needs every 2^-q, q in [emin - m, emax - m], to be a normal fp32.
-  p.float_tier = f.subnormals && m >= 1 && emin - m >= -127;
+  // Tier F (AVX2) needs every 2^-q, q in [emin - m, emax - m], to be a normal fp32, and
+  // 2^-125 <= half the smallest subnormal (for its stand-in for fp32 subnormal inputs).
+  // With emin <= m, |x| * 2^-q >= min(|x|, 2^-126) stays a normal fp32: no FP operation in the
+  // tier sees or makes a subnormal, so MXCSR's DAZ/FTZ cannot change it.
+  p.float_tier = f.subnormals && m >= 1 && emin - m >= -124 && emin <= m;
   p.slow_m = p.may_slow ? ~0u : 0u;
 
   for (int neg = 0; neg < 2; ++neg) {

@@ -30,6 +30,8 @@
 //                 correctly rounded; NaN -> 0x7FFF; no satfinite variant. __double2half: RNE only
 //                 (pre-rounds to 11 bits with a shifter, then float, then half: one rounding).
 //   cuda_bf16.hpp __float2bfloat16_rn/_rz/_rd/_ru: correctly rounded, NaN -> 0x7FFF.
+//                 __bfloat162float: a bit shift (a signaling NaN stays signaling);
+//                 __half2float (cuda_fp16.hpp): NaN -> 0x7FFFFFFF, sign dropped.
 //                 __double2bfloat16: round-to-odd into float, then RNE: one correct rounding.
 // ml_dtypes -- ml_dtypes 0.6.0 with numpy 2.4.6 (observed; include/float8.h ConvertImpl):
 //   RNE, never saturating: e4m3fn overflow (465 and up) and +-inf -> NaN with the sign;
@@ -43,19 +45,25 @@
 //   bit as the last bit) and [2^-127, 2^-126) rounds to 2^-126 unless it is exactly 2^-127.
 //   numpy's own float16 casts (npy_floatbits_to_halfbits / npy_doublebits_to_halfbits) round
 //   float64 directly (one rounding), and keep a signaling NaN signaling (payload truncated;
-//   0x7C01 if it truncates to 0).
+//   0x7C01 if it truncates to 0); float16 -> float32/64 and bfloat16 -> float32 (bit shifts)
+//   keep it signaling too. An fnuz NaN (0x80) reads as a negative NaN (-> f32 0xFFC00000,
+//   -> fp6 +0).
 // torch / torch-2.12 -- PyTorch with pytorch/pytorch PR #178817 (merged 2026-04-17, commit
 //   9deaf8d; torchao gates on 2.12.0.dev0, pytorch/ao #4364): c10/util/Float8_e4m3fn.h
 //   fp8e4m3fn_from_fp32_value saturates: finite overflow and +-inf -> +-448, NaN -> 0x7F
 //   with the sign. Observed with torch 2.15.0 (CPU, AVX2 kernels): e5m2 non-saturating, NaN ->
 //   0x7F / 0xFF (sign kept, payload all ones); fnuz non-saturating; float8_e8m0fnu
 //   (fp8e8m0fnu_from_fp32_value: lsb = exponent > 0) ignores the sign, 0 -> 0x00 (2^-127),
-//   same tie rule as ml_dtypes; bf16 (vectorised cvtfp32_bf16) NaN -> 0xFFFF whatever its
-//   sign; f16 (F16C) NaN keeps sign and payload, quieted. Every c10 type is built from float,
-//   so float64 tensors are rounded to float32 first (f64 1+2^-11+2^-40 -> f16 1.0).
-// torch-2.11 -- the same before PR #178817: e4m3fn casts do not saturate (>= 464 + ulp/2,
-//   i.e. >= 465 after rounding, and +-inf -> NaN 0x7F/0xFF). pytorch/ao #1912: eager casts did
-//   not saturate while Triton's did.
+//   same tie rule as ml_dtypes; bf16 from float/double (vectorised cvtfp32_bf16) NaN ->
+//   0xFFFF whatever its sign, bf16 from anything else (c10::BFloat16(float)) NaN -> 0x7FC0;
+//   f16 (F16C) NaN keeps sign and payload, quieted. Decoding: an e4m3fn NaN reads as the f32
+//   0x7FF00000 | sign; an fnuz or e8m0 NaN as the signaling f32 0x7F800001 (kept signaling
+//   into float32, quieted by the float -> double / Half steps); bf16 -> f32 is a bit shift.
+//   Every c10 type is built from float, so float64 tensors are rounded to float32 first
+//   (f64 1+2^-11+2^-40 -> f16 1.0).
+// torch-2.11 -- the same before PR #178817: e4m3fn casts do not saturate: anything above 464
+//   (it rounds to 480) and +-inf -> NaN 0x7F/0xFF; 464 itself ties to 448. Observed with torch
+//   2.11.0 (CPU). pytorch/ao #1912: eager casts did not saturate while Triton's did.
 // ocp -- OCP OFP8 v1.0 (2023-12-01) and OCP MX v1.0: RNE; OFP8 allows saturating and
 //   non-saturating conversion (default here: saturating, as MX elements are clamped to max
 //   normal); fp6/fp4 elements clamp; the e8m0 shared scale is 2^floor(log2 amax) - emax_elem,
@@ -84,7 +92,6 @@ namespace {
 using M = RoundingMode;
 using S = Saturation;
 
-const std::vector<M> kAllModes{};
 const std::vector<M> kRne{M::rne};
 const std::vector<M> kDirected4{M::rne, M::rtz, M::down, M::up};
 
@@ -168,6 +175,20 @@ std::vector<ConversionRule> nvidia_rules() {
     r.modes = kDirected4;
     r.sats = {S::none};
     r.nan = NanPolicy::ones_positive;  // 0x7FFF
+    v.push_back(r);
+  }
+  {
+    auto r = rule(kF32, kF16, "__half2float (cuda_fp16.hpp)");
+    r.modes = kRne;
+    r.sats = {S::none};
+    r.nan = NanPolicy::ones_positive;  // 0x7FFFFFFF
+    v.push_back(r);
+  }
+  {
+    auto r = rule(kF32, kBf16, "__bfloat162float (cuda_bf16.hpp: a bit shift)");
+    r.modes = kRne;
+    r.sats = {S::none};
+    r.nan = NanPolicy::raw_truncate;  // a signaling NaN stays signaling
     v.push_back(r);
   }
   {

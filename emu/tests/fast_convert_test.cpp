@@ -1,7 +1,14 @@
 // The fast fp32 batch path (fast_convert.hpp) against the clear path `convert`, bit for bit and
-// flag for flag, for every supported (format, mode, saturation, ftz), on >= 2^20 structured and
-// random inputs each; against the native F16C instruction; and (FastConvertExhaustive.*, run
-// with FPCONFORM_EXHAUSTIVE set: `ctest -L exhaustive`) on all 2^32 fp32 inputs.
+// flag for flag:
+//   - FastConvertFormat.*: every built-in format of <= 16 bits with 2^20 structured + random
+//     inputs for each (mode, saturation, ftz) of rne/rna/rtz/up/down/odd x none/finite/propagate
+//     x ftz on/off, plus daz and tininess-before variants; P3109 and custom layouts with 2^18;
+//     the AVX2 kernel on every configuration, the portable one on every fifth;
+//   - lengths/offsets, spans and errors, fallbacks, MXCSR independence;
+//   - against the native F16C instruction (vcvtps2ph, 4 rounding immediates);
+//   - FastConvertExhaustive.* (skipped unless FPCONFORM_EXHAUSTIVE is set; `ctest -R
+//     fast_convert_exhaustive`, label "exhaustive"): all 2^32 fp32 inputs for f16, bf16, e4m3,
+//     e5m2 x rne/rtz/up/down x sat none/finite, plain and with flags.
 #include "fpconform/fast_convert.hpp"
 
 #include <gtest/gtest.h>
@@ -303,9 +310,10 @@ TEST_P(FastConvertFormat, MatchesConvertEverywhere) {
       const bool expect_vec = f.bias >= -128 && f.bias <= 128;
       EXPECT_EQ(c.vectorized(), expect_vec) << what;
       // The portable kernel is scalar for mixed blocks (no variable shifts before AVX2): where
-      // AVX2 is tested too, check it on every third configuration to keep the test short.
+      // AVX2 is tested too, check it on every fifth configuration (5 is prime to the 6 (sat,
+      // ftz) pairs per mode, so each pair comes up) to keep the test short.
       const bool portable = k == ConvertKernel::portable && kernels_to_test().size() > 1;
-      if (portable && configs % 3 != 0) continue;
+      if (portable && configs % 5 != 0) continue;
       if (compare(c, in, e, what, portable) != 0) return;  // one failing configuration is enough
     }
     ++configs;
@@ -325,33 +333,37 @@ INSTANTIATE_TEST_SUITE_P(Formats, FastConvertFormat, ::testing::ValuesIn(test_fo
 // ---------- API behaviour ----------
 
 TEST(FastConvert, LengthsAndOffsets) {
-  // Every length up to 300 and unaligned starts: the block loop, its tail and the chunking.
-  const Format f = *find_builtin("e4m3");
-  Rounding r;
+  // Every length up to 300 and unaligned starts: the block loop, its tail and the chunking, for
+  // each kind of tier (tier F: rne; integer tier 2: odd, and bf16) and both code sizes.
   std::mt19937 rng(7);
   std::vector<std::uint32_t> in(5000);
   std::normal_distribution<float> nd(0, 100);
   for (auto& x : in) x = std::bit_cast<std::uint32_t>(nd(rng));
   for (std::size_t i = 0; i < in.size(); i += 97) in[i] = 0x7FC00000u;  // some NaNs
-  const Expected e = reference_results(in, f, r);
-  for (ConvertKernel k : kernels_to_test()) {
-    F32Converter c(f, r, k);
-    for (std::size_t off = 0; off < 5; ++off)
-      for (std::size_t n = 0; n <= 300; ++n) {
-        std::vector<std::uint8_t> out(n + 2, 0xEE);
-        c.convert(reinterpret_cast<const float*>(in.data()) + off, out.data(), n);
-        for (std::size_t i = 0; i < n; ++i)
-          ASSERT_EQ(out[i], e.code[off + i]) << "n=" << n << " off=" << off << " i=" << i;
-        ASSERT_EQ(out[n], 0xEE) << "wrote past the end, n=" << n;
+  for (std::size_t i = 3000; i < 3300; ++i) in[i] = std::bit_cast<std::uint32_t>(1.0f);  // a run
+  for (const char* name : {"e4m3", "f16", "bf16"})
+    for (RM mode : {RM::rne, RM::odd}) {
+      const Format f = *find_builtin(name);
+      Rounding r;
+      r.mode = mode;
+      const Expected e = reference_results(in, f, r);
+      for (ConvertKernel k : kernels_to_test()) {
+        F32Converter c(f, r, k);
+        const std::string what = describe(f, r) + " " + std::string(to_string(k));
+        for (std::size_t off = 0; off < 5; ++off)
+          for (std::size_t n = 0; n <= 300; n += (n < 140 ? 1 : 7)) {
+            std::vector<std::uint8_t> raw(n * c.code_bytes() + 2, 0xEE);
+            c.convert(reinterpret_cast<const float*>(in.data()) + off, raw.data(), n);
+            const auto codes = read_codes(raw, c.code_bytes(), n);
+            for (std::size_t i = 0; i < n; ++i)
+              ASSERT_EQ(codes[i], e.code[off + i]) << what << " n=" << n << " off=" << off
+                                                   << " i=" << i;
+            ASSERT_EQ(raw[n * c.code_bytes()], 0xEE) << what << ": wrote past the end, n=" << n;
+          }
+        // A long run that crosses the internal chunk size (2048) of the flags path.
+        EXPECT_EQ(compare(c, in, e, what), 0u);
       }
-    // A long run that crosses the internal chunk size (2048) of the flags path.
-    std::vector<std::uint8_t> out(in.size()), fl(in.size());
-    c.convert_flags(reinterpret_cast<const float*>(in.data()), out.data(), fl.data(), in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      ASSERT_EQ(out[i], e.code[i]) << i;
-      ASSERT_EQ(fl[i], e.flags[i]) << i;
     }
-  }
 }
 
 TEST(FastConvert, SpansAndErrors) {
@@ -423,15 +435,15 @@ TEST(FastConvert, ReferenceKernelMatches) {
 }
 
 #if FPC_TEST_X86
-TEST(FastConvert, MxcsrDazFtzTakeTheIntegerTiers) {
-  // With DAZ/FTZ in MXCSR the AVX2 kernel must not use its floating-point tier (fp32 subnormal
-  // inputs would change); the integer tiers then serve rne/rtz/up/down. Results stay the same.
+TEST(FastConvert, MxcsrStateDoesNotMatter) {
+  // The AVX2 kernel's floating-point tier rounds with explicit immediates on exact, normal
+  // values: MXCSR's DAZ, FTZ and rounding mode must not change any result.
   if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
   struct Restore {
     unsigned csr = _mm_getcsr();
     ~Restore() { _mm_setcsr(csr); }
   } restore;
-  for (const char* name : {"f16", "e4m3", "e2m1", "e5m2fnuz", "e3m4"}) {
+  for (const char* name : {"f16", "e4m3", "e2m1", "e5m2fnuz", "e3m4", "bf16"}) {
     const Format f = *find_builtin(name);
     const auto in = make_inputs(f, 1u << 18, 17);
     for (RM mode : {RM::rne, RM::rtz, RM::up, RM::down}) {
@@ -439,9 +451,37 @@ TEST(FastConvert, MxcsrDazFtzTakeTheIntegerTiers) {
       r.mode = mode;
       const Expected e = reference_results(in, f, r);
       F32Converter c(f, r, ConvertKernel::avx2);
-      _mm_setcsr(restore.csr | 0x8040u);  // FTZ | DAZ
-      EXPECT_EQ(compare(c, in, e, describe(f, r) + " (MXCSR DAZ|FTZ)", true), 0u);
-      _mm_setcsr(restore.csr);
+      for (unsigned bits : {0x8040u, 0x8040u | 0x4000u, 0x6000u}) {  // FTZ|DAZ, + round up, rtz
+        _mm_setcsr((restore.csr & ~0xE040u) | bits);
+        const std::size_t bad = compare(c, in, e, describe(f, r) + " (MXCSR " + hex(bits) + ")", true);
+        _mm_setcsr(restore.csr);
+        EXPECT_EQ(bad, 0u);
+      }
+    }
+  }
+}
+#endif
+
+#if FPC_TEST_X86
+TEST(FastConvert, LeavesMxcsrFlagsAlone) {
+  // The floating-point tier must not raise exception flags, whatever the inputs (sNaN, inf,
+  // overflow share blocks with ordinary values in these inputs).
+  struct Restore {
+    unsigned csr = _mm_getcsr();
+    ~Restore() { _mm_setcsr(csr); }
+  } restore;
+  for (const char* name : {"f16", "e4m3", "e5m2", "e2m1", "e4m3fnuz"}) {
+    const Format f = *find_builtin(name);
+    const auto in = make_inputs(f, 1u << 16, 23);
+    std::vector<std::uint16_t> out(in.size());
+    for (RM mode : {RM::rne, RM::rtz, RM::up, RM::down, RM::rna, RM::odd}) {
+      Rounding r;
+      r.mode = mode;
+      const F32Converter c(f, r);
+      _mm_setcsr(restore.csr & ~0x3Fu);  // clear the six exception flags
+      c.convert(reinterpret_cast<const float*>(in.data()), out.data(), in.size());
+      const unsigned flags = _mm_getcsr() & 0x3Fu;
+      EXPECT_EQ(flags, 0u) << describe(f, r) << ": MXCSR flags " << hex(flags);
     }
   }
 }

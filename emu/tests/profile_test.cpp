@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "fpconform/error.hpp"
 #include "fpconform/profile.hpp"
@@ -13,11 +14,10 @@ using namespace fpconform;
 namespace {
 
 const Format& fmt(const char* n) {
-  static std::vector<std::pair<std::string, Format>> cache;
-  for (auto& [k, v] : cache)
-    if (k == n) return v;
-  cache.emplace_back(n, parse_format(n));
-  return cache.back().second;
+  static std::map<std::string, Format> cache;  // references stay valid as it grows
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, parse_format(n)).first;
+  return it->second;
 }
 
 std::uint64_t f32(float x) { return std::bit_cast<std::uint32_t>(x); }

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "fpconform/convert.hpp"
 #include "fpconform/fast_convert.hpp"
 
@@ -227,25 +229,32 @@ void register_all() {
 }
 
 // Console output as usual, plus a summary with the best rate of each benchmark and the ratios.
+// (With --benchmark_report_aggregates_only it sees only the aggregates and uses the median.)
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
+  explicit SummaryReporter(OutputOptions o) : ConsoleReporter(o) {}
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      if (run.error_occurred) continue;
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      if (run.run_type != Run::RT_Iteration && !median) continue;
       const auto it = run.counters.find("items_per_second");
       if (it == run.counters.end()) continue;
       const std::string name = run.run_name.function_name;
-      best_[name] = std::max(best_[name], static_cast<double>(it->second));
+      if (median) median_[name] = it->second;
+      else best_[name] = std::max(best_[name], static_cast<double>(it->second));
     }
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
     auto g = [&](const std::string& n) {
-      const auto it = best_.find(n);
-      return it == best_.end() ? 0.0 : it->second / 1e9;
+      if (const auto it = best_.find(n); it != best_.end()) return it->second / 1e9;
+      if (const auto it = median_.find(n); it != median_.end()) return it->second / 1e9;
+      return 0.0;
     };
-    std::printf("\nSummary (best of the repetitions, Gitems/s of CPU time):\n");
+    std::printf("\nSummary (best repetition, or the median when only aggregates are reported; "
+                "Gitems/s of CPU time):\n");
     std::printf("%-16s %8s %9s %8s %10s %12s %11s %10s\n", "f32 ->", "fast", "portable",
                 "clear", "native", "fast/native", "fast/clear", "vs f16");
     const double f16 = g("f32_to_f16/fast");
@@ -276,7 +285,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  std::map<std::string, double> best_;
+  std::map<std::string, double> best_, median_;
 };
 
 }  // namespace
@@ -285,7 +294,8 @@ int main(int argc, char** argv) {
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  SummaryReporter reporter;
+  SummaryReporter reporter(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_Defaults
+                                                   : benchmark::ConsoleReporter::OO_Tabular);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

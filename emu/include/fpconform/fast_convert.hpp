@@ -8,16 +8,21 @@
 //
 // How: one branch-free scalar kernel on the 32-bit pattern, generic over the Format data (no
 // format names), written so that GCC vectorizes it; it is compiled twice, for the baseline ISA
-// and for AVX2 (chosen at run time with __builtin_cpu_supports). Blocks of values that all lie
-// in the target's normal range take a shorter kernel (fixed shift, no specials); a block with
-// anything else is recomputed by the full kernel. Whatever the kernel does not model goes to
-// `convert` element by element:
-//   - vectorized: formats of width <= 16 with -128 <= bias <= 128, modes rne, rna, rtz, up,
-//     down, odd; saturation none, finite, propagate; ftz, daz; both tininess rules.
-//   - element by element: the stochastic modes (each element with the same `Rounding::random`,
-//     exactly as `convert` would be called), and formats with a bias outside that range (for
-//     instance exponent fields of 9+ bits). fp32 subnormal inputs into a format without
-//     subnormals whose emin is below -126 (ue8m0) are also handed to `convert` one by one.
+// and for AVX2 (chosen at run time with __builtin_cpu_supports). Blocks of 64 values take the
+// cheapest tier that serves them all: all in the target's normal range (one fixed-shift
+// rounding), all at most max finite (subnormal results too), or anything (the whole kernel).
+// With AVX2 the first two tiers are hand-written intrinsics; for rne/rtz/up/down the second one
+// rounds with vroundps and an explicit rounding immediate on exact, normal fp32 values only, so
+// MXCSR (rounding mode, DAZ, FTZ) plays no part and no MXCSR flag is raised.
+// Coverage:
+//   - vectorized: formats of width <= 16 with -128 <= bias <= 128 and m <= 22, modes rne, rna,
+//     rtz, up, down, odd; saturation none, finite, propagate; ftz, daz; both tininess rules;
+//     with or without flags.
+//   - element by element through `convert`: the stochastic modes (each element with the same
+//     `Rounding::random`, exactly as `convert` would be called), formats with a bias outside that
+//     range (exponent fields of 9+ bits), and fp32 subnormal inputs into a format without
+//     subnormals whose emin is below -126 (ue8m0): those lanes only.
+// A converter is immutable after construction; convert() may run concurrently from threads.
 #pragma once
 
 #include <cstddef>

@@ -34,8 +34,9 @@ enum class NanPolicy : std::uint8_t {
   ones_signed,    // the input's sign, every payload bit set (PyTorch e5m2: 0x7F / 0xFF)
   ones_negative,  // -NaN with every payload bit set, whatever the input (PyTorch bf16: 0xFFFF)
   quiet_positive, // +quiet NaN, payload dropped, whatever the input (c10::BFloat16(float))
-  raw_truncate,   // numpy float16: sign kept, fraction truncated without setting the quiet
-                  // bit; a fraction that truncates to 0 becomes 1 (npy_floatbits_to_halfbits)
+  raw_truncate,   // as ieee, but a signaling NaN stays signaling (the quiet bit is not set;
+                  // a fraction that truncates to 0 becomes 1): numpy's float16 casts
+                  // (npy_floatbits_to_halfbits), bit-shift widenings (bf16 -> f32)
 };
 
 // What a NaN input becomes in a target that has no NaN (fp6, fp4).
@@ -114,6 +115,8 @@ Rounding resolve_rounding(const Profile& p, const Format& from, const Format& to
 
 // The conversion as the profile's library performs it. Throws Error naming `what` if the user
 // asked for something the library cannot do (e.g. --round rtz with NVIDIA's fp8 functions).
+// Thread-safe; each thread remembers its last (profile, formats, options) resolution, so bulk
+// calls with the same arguments cost one rounding each.
 Rounded convert_with_profile(std::uint64_t bits, const Format& from, const Format& to,
                              const Profile& p, const UserOptions& user,
                              std::string_view what = "--profile");

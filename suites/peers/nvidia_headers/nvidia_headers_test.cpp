@@ -183,6 +183,13 @@ std::vector<Case> cases() {
                    }
                  }});
   }
+  v.push_back({"f16->f32", "f16", "f32", {}, Source::all_codes, [](std::uint64_t b) {
+                 return (std::uint64_t)std::bit_cast<std::uint32_t>(__half2float(__half(half_raw(b))));
+               }});
+  v.push_back({"bf16->f32", "bf16", "f32", {}, Source::all_codes, [](std::uint64_t b) {
+                 return (std::uint64_t)std::bit_cast<std::uint32_t>(
+                     __bfloat162float(__nv_bfloat16(bf16_raw(b))));
+               }});
   v.push_back({"f64->f16 rn", "f64", "f16", opts(M::rne, {}), Source::f64,
                [](std::uint64_t b) { return half_bits(__double2half(as_f64(b))); }});
   v.push_back({"f64->bf16 rn", "f64", "bf16", opts(M::rne, {}), Source::f64,

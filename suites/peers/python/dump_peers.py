@@ -45,17 +45,23 @@ def library_types(library):
         except ImportError as e:
             print(f"SKIPPED: ml_dtypes is not installed ({e}); pip install ml_dtypes")
             sys.exit(SKIP)
-        t = {"f64": np.float64, "f32": np.float32, "f16": np.float16, "bf16": md.bfloat16,
-             "e4m3": md.float8_e4m3fn, "e5m2": md.float8_e5m2, "e4m3fnuz": md.float8_e4m3fnuz,
-             "e5m2fnuz": md.float8_e5m2fnuz, "e4m3b11fnuz": md.float8_e4m3b11fnuz,
-             "e3m4": md.float8_e3m4, "e4m3ieee": md.float8_e4m3, "ue8m0": md.float8_e8m0fnu,
-             "e2m3": md.float6_e2m3fn, "e3m2": md.float6_e3m2fn, "e2m1": md.float4_e2m1fn}
+        t = {"f64": np.float64, "f32": np.float32, "f16": np.float16}
+        for name, attr in [("bf16", "bfloat16"), ("e4m3", "float8_e4m3fn"),
+                           ("e5m2", "float8_e5m2"), ("e4m3fnuz", "float8_e4m3fnuz"),
+                           ("e5m2fnuz", "float8_e5m2fnuz"),
+                           ("e4m3b11fnuz", "float8_e4m3b11fnuz"), ("e3m4", "float8_e3m4"),
+                           ("e4m3ieee", "float8_e4m3"), ("ue8m0", "float8_e8m0fnu"),
+                           ("e2m3", "float6_e2m3fn"), ("e3m2", "float6_e3m2fn"),
+                           ("e2m1", "float4_e2m1fn")]:
+            if hasattr(md, attr):  # older ml_dtypes lack some types
+                t[name] = getattr(md, attr)
         return t, f"ml_dtypes {md.__version__}, numpy {np.__version__}", "ml_dtypes"
     try:
         import torch
     except ImportError as e:
-        print("SKIPPED: torch CPU wheel not available from PyPI here "
-              f"(PyPI's Linux torch wheel pulls the CUDA libraries, several GB) [{e}]")
+        print("SKIPPED: torch CPU wheel not available from PyPI here (PyPI's Linux torch "
+              "wheel pulls the CUDA libraries, several GB), and this Python has no torch "
+              f"[{e}]; point -DFPCONFORM_TORCH_PYTHON at a Python that has it")
         sys.exit(SKIP)
     t = {"f64": torch.float64, "f32": torch.float32, "f16": torch.float16,
          "bf16": torch.bfloat16}
@@ -80,7 +86,7 @@ def decode_all(library, types, name):
 def cast(library, types, codes, src, dst):
     """Cast an array of source codes to the target; returns the target codes."""
     if library == "ml_dtypes":
-        x = codes.view(types[src]) if WIDTH[src] not in (6, 4) else codes.view(types[src])
+        x = codes.view(types[src])  # fp6/fp4 codes sit in the low bits of one byte
         y = x.astype(types[dst])
         return y.view(STORAGE[WIDTH[dst]])
     import torch
