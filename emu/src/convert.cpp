@@ -11,11 +11,6 @@ namespace fpconform {
 
 namespace {
 
-int bit_length(u128 v) {
-  const auto hi = static_cast<std::uint64_t>(v >> 64);
-  return hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(static_cast<std::uint64_t>(v));
-}
-
 // |x| = (n + f) * 2^q with n an integer and f in [0,1) held as a 128-bit binary fraction
 // plus a sticky bit for anything below it.
 struct Split {

@@ -8,11 +8,6 @@ namespace fpconform {
 
 namespace {
 
-int bit_length(u128 v) {
-  const auto hi = static_cast<std::uint64_t>(v >> 64);
-  return hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(static_cast<std::uint64_t>(v));
-}
-
 // A 256-bit unsigned integer, just enough for exact alignment and products.
 struct U256 {
   u128 hi = 0, lo = 0;

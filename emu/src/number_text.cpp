@@ -62,14 +62,6 @@ constexpr std::size_t kPlainWidth = 60;
 constexpr std::uint32_t kPow5_13 = 1220703125u;  // 5^13 < 2^32
 constexpr std::uint32_t kPow10_9 = 1000000000u;
 
-int bit_length(u128 v) {
-  int n = 0;
-  while (v != 0) {
-    ++n;
-    v >>= 1;
-  }
-  return n;
-}
 
 int trailing_zeros(u128 v) {
   if (v == 0) return 0;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <string>
 
 #include "fpconform/convert.hpp"
 
@@ -16,11 +18,10 @@ std::uint64_t f32_bits(float x) {
   return b;
 }
 const Format& fmt(const char* n) {
-  static std::vector<std::pair<std::string, Format>> cache;
-  for (auto& [k, v] : cache)
-    if (k == n) return v;
-  cache.emplace_back(n, parse_format(n));
-  return cache.back().second;
+  static std::map<std::string, Format> cache;  // node-based: references stay valid
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, parse_format(n)).first;
+  return it->second;
 }
 Rounded from_f32(float x, const char* to, Rounding r = {}) {
   return convert(f32_bits(x), fmt("f32"), fmt(to), r);

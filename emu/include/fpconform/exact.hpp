@@ -1,11 +1,18 @@
 // The exact intermediate every conversion and operation produces before its single rounding.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace fpconform {
 
 using u128 = unsigned __int128;
+
+// Number of significant bits of v (0 for 0).
+inline int bit_length(u128 v) {
+  const auto hi = static_cast<std::uint64_t>(v >> 64);
+  return hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(static_cast<std::uint64_t>(v));
+}
 
 // A real number (or special) as  (-1)^negative * (sig + sticky*epsilon) * 2^exp,
 // where "sticky" means the exact value lies strictly between sig*2^exp and (sig+1)*2^exp.
