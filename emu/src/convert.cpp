@@ -226,6 +226,21 @@ Rounded round_to_format(const ExactValue& x, const Format& f, const Rounding& r)
   return pack(code, x.negative, f, flags);
 }
 
+ExactValue round_to_integral(const ExactValue& x, const Rounding& r, bool& inexact) {
+  inexact = false;
+  if (!x.is_finite_nonzero() || (x.exp >= 0 && !x.sticky)) return x;
+  // Values with exp >= 0 are integers; with a sticky bit they are not, but then sig has at
+  // least p + 2 bits and exp < 0 for every value this is called with (decoded codes).
+  const Split s = split_at(x, 0);
+  inexact = s.inexact();
+  u128 n = s.n;
+  if (inexact) {
+    if (r.mode == RoundingMode::odd) n |= 1;
+    else if (rounds_away(s, n & 1, x.negative, r)) ++n;
+  }
+  return n == 0 ? ExactValue::zero(x.negative) : ExactValue::finite(x.negative, n, 0);
+}
+
 Rounded convert(std::uint64_t bits, const Format& from, const Format& to, const Rounding& r) {
   return round_to_format(decode(bits, from, r.daz), to, r);
 }

@@ -24,6 +24,11 @@ ExactValue decode(std::uint64_t bits, const Format& f, bool daz = false);
 // matrix-unit output ends here. Special cases first, then one generic rounding on the code.
 Rounded round_to_format(const ExactValue& x, const Format& f, const Rounding& r);
 
+// x rounded to an integer by r's mode: the conversion rules' step 2 on the grid of integers
+// (q = 0), stochastic modes and round-to-odd included. Specials and zeros come back unchanged;
+// `inexact` tells whether the integer differs from x. A zero integer keeps x's sign.
+ExactValue round_to_integral(const ExactValue& x, const Rounding& r, bool& inexact);
+
 // bits in `from` -> `to`, one rounding of the exact value. A signaling NaN input raises invalid.
 Rounded convert(std::uint64_t bits, const Format& from, const Format& to, const Rounding& r);
 
