@@ -161,15 +161,14 @@ ExactValue exact_div(const ExactValue& a, const ExactValue& b) {
   int ea = a.exp;
   bool sticky = a.sticky || d_sticky;
   u128 q = n / d, r = n % d;
-  // Generate quotient bits one at a time until q has 128 bits (r < d <= 2^64: no overflow).
+  // Extend the quotient up to 64 bits at a time until it has 128 bits: r < d <= 2^64, so
+  // r << k stays below 2^128 for k <= 64.
   while (bit_length(q) < 128) {
-    r <<= 1;
-    q <<= 1;
-    if (r >= d) {
-      r -= d;
-      q |= 1;
-    }
-    --ea;
+    const int k = std::min(64, 128 - bit_length(q));
+    r <<= k;
+    q = (q << k) | (r / d);
+    r %= d;
+    ea -= k;
   }
   return ExactValue::finite(negative, q, ea - eb, sticky || r != 0);
 }

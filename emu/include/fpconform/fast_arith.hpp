@@ -1,0 +1,53 @@
+// The fast path for binary operations in formats of at most 16 bits: what the exhaustive
+// sweeps (all 2^32 f16/bf16 pairs) and batch users call. Results and flags are identical to
+// apply_op for every operand pair and every option; only the speed differs.
+//
+// How: a decode table per format (sign, integer significand, exponent for every code); add,
+// sub, mul and div of two finite non-zero operands in 64-bit integers (an exact sum or product,
+// or a quotient with 28+ bits and a sticky bit), then a short round-and-pack under rne, rna,
+// rtz, up, down and odd (normal, subnormal and overflowing results; the overflow, FTZ and
+// zero codes come from round_to_format itself). Everything else — NaN, inf or zero operands,
+// exact zero results, tininess-after-rounding in doubt, formats without subnormals, the
+// stochastic modes — goes to apply_op, so the special-case rules live in one place.
+// An object is immutable after construction; calls may run concurrently from threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fpconform/arith.hpp"
+
+namespace fpconform {
+
+class SmallFormatOp {
+ public:
+  // Throws Error if f is wider than 16 bits or op is not add, sub, mul or div.
+  SmallFormatOp(const Format& f, Op op, const OpOptions& options);
+
+  Rounded operator()(std::uint64_t a, std::uint64_t b) const;
+
+  static bool supports(const Format& f, Op op);
+
+ private:
+  struct Entry {
+    std::uint16_t sig = 0;   // 0: not finite non-zero (NaN, inf, zero, or DAZ-flushed)
+    std::int16_t exp = 0;    // weight of sig's last bit
+  };
+  Rounded slow(std::uint64_t a, std::uint64_t b) const;
+  Rounded round(bool negative, std::uint64_t sig, int exp, bool sticky, std::uint64_t a,
+                std::uint64_t b) const;
+  bool away(std::uint64_t rem, std::uint64_t half, bool sticky, bool odd_code, bool negative) const;
+
+  Format f_;
+  Op op_;
+  OpOptions options_;
+  std::vector<Entry> table_;
+  bool fast_mode_ = false;  // a deterministic mode the short rounding handles
+  bool subnormal_grid_ = false;  // tiny results round on the subnormal grid
+  Rounded overflow_[2], ftz_[2];  // [0] positive, [1] negative
+  std::uint64_t zero_[2] = {0, 0};
+  std::uint64_t sign_mask_ = 0, max_finite_ = 0;
+  int emin_ = 0, emax_ = 0, m_ = 0, bias_ = 0;
+};
+
+}  // namespace fpconform

@@ -1,0 +1,190 @@
+// SmallFormatOp: integer fast path for binary operations in formats of <= 16 bits.
+#include "fpconform/fast_arith.hpp"
+
+#include <bit>
+
+#include "fpconform/error.hpp"
+
+namespace fpconform {
+
+bool SmallFormatOp::supports(const Format& f, Op op) {
+  return f.width() <= 16 && (op == Op::add || op == Op::sub || op == Op::mul || op == Op::div);
+}
+
+SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
+    : f_(f), op_(op), options_(options) {
+  if (!supports(f, op))
+    throw Error("op", "the small-format fast path serves add, sub, mul and div in formats of "
+                      "at most 16 bits");
+  const RoundingMode m = options.rounding.mode;
+  fast_mode_ = m == RoundingMode::rne || m == RoundingMode::rna || m == RoundingMode::rtz ||
+               m == RoundingMode::up || m == RoundingMode::down || m == RoundingMode::odd;
+  sign_mask_ = f.sign_mask();
+  max_finite_ = f.max_finite_code();
+  emin_ = f.emin();
+  emax_ = f.emax();
+  m_ = f.man_bits;
+  bias_ = f.bias;
+  subnormal_grid_ = f.subnormals && f.has_zero;
+  // Overflow, FTZ and zero results straight from the single round-and-pack.
+  for (int ni = 0; ni < 2; ++ni) {
+    const bool neg = ni == 1;
+    overflow_[ni] = round_to_format(ExactValue::finite(neg, 1, emax_ + 1), f, options.rounding);
+    zero_[ni] = round_to_format(ExactValue::zero(neg), f, options.rounding).bits;
+    Rounding ftz = options.rounding;
+    ftz.tininess = Tininess::before_rounding;
+    ftz_[ni] = round_to_format(ExactValue::finite(neg, 1, emin_ - 1), f, ftz);
+  }
+  table_.resize(f.code_mask() + 1);
+  for (std::uint64_t c = 0; c <= f.code_mask(); ++c) {
+    const ExactValue v = decode(c, f, options.rounding.daz);
+    if (v.is_finite_nonzero()) table_[c] = {static_cast<std::uint16_t>(v.sig),
+                                            static_cast<std::int16_t>(v.exp)};
+  }
+}
+
+Rounded SmallFormatOp::slow(std::uint64_t a, std::uint64_t b) const {
+  const std::uint64_t ops[3] = {a, b, 0};
+  return apply_op(op_, f_, ops, options_);
+}
+
+bool SmallFormatOp::away(std::uint64_t rem, std::uint64_t half, bool sticky, bool odd_code,
+                         bool negative) const {
+  switch (options_.rounding.mode) {
+    case RoundingMode::rne: return rem > half || (rem == half && (sticky || odd_code));
+    case RoundingMode::rna: return rem >= half;
+    case RoundingMode::up: return !negative;
+    case RoundingMode::down: return negative;
+    default: return false;  // rtz; odd is applied by the caller
+  }
+}
+
+// |x| = (sig + sticky) * 2^exp with sig != 0: the same rules as round_to_format's finite
+// path. Tiny results whose tininess after rounding is in doubt, and negative results in an
+// unsigned format, go to apply_op.
+Rounded SmallFormatOp::round(bool negative, std::uint64_t sig, int exp, bool sticky,
+                             std::uint64_t a, std::uint64_t b) const {
+  const int len = 64 - std::countl_zero(sig);
+  const int e = exp + len - 1;
+  const int ni = negative ? 1 : 0;
+  if (negative && !sign_mask_) return slow(a, b);
+  if (e > emax_) return overflow_[ni];
+  Rounded r;
+  std::uint64_t code;
+  bool inexact = sticky;
+  if (e >= emin_) {
+    // The code of the value truncated to p bits is the exponent field over the fraction
+    // (without subnormals field 0 is an ordinary exponent: the same layout); a carry out of
+    // the fraction moves into the exponent field, as the encoding intends. Ties and round to
+    // odd look at the code's last bit (the exponent field's when m = 0).
+    const int shift = len - (m_ + 1);
+    const std::uint64_t kept = shift > 0 ? sig >> shift : sig << -shift;
+    code = (static_cast<std::uint64_t>(e + bias_) << m_) + (kept - (1ull << m_));
+    if (shift > 0) {
+      const std::uint64_t rem = sig & ((1ull << shift) - 1);
+      inexact = inexact || rem != 0;
+      if (inexact) {
+        if (options_.rounding.mode == RoundingMode::odd) code |= 1;
+        else code += away(rem, 1ull << (shift - 1), sticky, code & 1, negative) ? 1 : 0;
+      }
+    }
+    if (code > max_finite_) return overflow_[ni];
+    r.flags.bits = inexact ? Flags::inexact : 0;
+  } else {
+    // Tiny. Before rounding it is tiny for sure; after rounding only below emin - 1 (at
+    // emin - 1 the unbounded rounding may reach 2^emin: apply_op decides).
+    if (!subnormal_grid_) return slow(a, b);
+    if (options_.rounding.tininess == Tininess::after_rounding && e == emin_ - 1) return slow(a, b);
+    if (options_.rounding.ftz) return ftz_[ni];
+    const int shift = emin_ - m_ - exp;  // the subnormal grid is 2^(emin - m)
+    if (shift <= 0) {
+      code = sig << -shift;
+    } else if (shift < 64) {
+      code = sig >> shift;
+      const std::uint64_t rem = sig & ((1ull << shift) - 1);
+      inexact = inexact || rem != 0;
+      if (inexact) {
+        if (options_.rounding.mode == RoundingMode::odd) code |= 1;
+        else code += away(rem, 1ull << (shift - 1), sticky, code & 1, negative) ? 1 : 0;
+      }
+    } else {
+      // Far below the grid: below half an ulp, never a tie.
+      code = 0;
+      inexact = true;
+      if (options_.rounding.mode == RoundingMode::odd) code = 1;
+      else code = away(1, 2, false, false, negative) ? 1 : 0;
+    }
+    r.flags.bits = inexact ? (Flags::inexact | Flags::underflow) : 0;
+    if (code == 0) {
+      r.bits = zero_[ni];
+      return r;
+    }
+  }
+  r.bits = code | (negative ? sign_mask_ : 0);
+  return r;
+}
+
+Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
+  if (!fast_mode_ || ((a | b) & ~f_.code_mask())) return slow(a, b);
+  const Entry x = table_[a], y = table_[b];
+  if (x.sig == 0 || y.sig == 0) return slow(a, b);  // a special or zero operand
+  const bool na = (a & sign_mask_) != 0;
+  bool nb = (b & sign_mask_) != 0;
+  switch (op_) {
+    case Op::sub:
+      nb = !nb;
+      [[fallthrough]];
+    case Op::add: {
+      int ex = x.exp, ey = y.exp;
+      std::uint64_t sx = x.sig, sy = y.sig;
+      bool nx = na, ny = nb;
+      if (ex < ey) {
+        std::swap(ex, ey);
+        std::swap(sx, sy);
+        std::swap(nx, ny);
+      }
+      // Significands have at most 16 bits: a gap of up to 47 aligns exactly in 63 bits.
+      // Beyond it, the smaller operand is shifted in below 47 guard bits, its dropped bits
+      // becoming a sticky bit (for a subtraction: borrow one unit, so that the sticky
+      // remainder 1 - frac stays positive).
+      constexpr int kGuard = 47;
+      const int gap = ex - ey;
+      std::uint64_t big, small;
+      bool sticky = false;
+      int exp;
+      if (gap <= kGuard) {
+        big = sx << gap;
+        small = sy;
+        exp = ey;
+      } else {
+        const int drop = gap - kGuard;
+        big = sx << kGuard;
+        small = drop >= 64 ? 0 : sy >> drop;
+        sticky = drop >= 64 || (sy & ((1ull << drop) - 1)) != 0;
+        exp = ex - kGuard;
+      }
+      std::uint64_t mag;
+      bool neg = nx;
+      if (nx == ny) {
+        mag = big + small;
+      } else if (big >= small) {
+        mag = big - small - (sticky ? 1 : 0);  // big >= 2^47 > small when sticky
+      } else {
+        mag = small - big;
+        neg = ny;
+      }
+      if (mag == 0) return slow(a, b);  // exact zero: the sign rule lives in apply_op
+      return round(neg, mag, exp, sticky, a, b);
+    }
+    case Op::mul:
+      return round(na != nb, std::uint64_t{x.sig} * y.sig, x.exp + y.exp, false, a, b);
+    case Op::div: {
+      const std::uint64_t num = std::uint64_t{x.sig} << 44;
+      const std::uint64_t q = num / y.sig, rem = num % y.sig;
+      return round(na != nb, q, x.exp - 44 - y.exp, rem != 0, a, b);
+    }
+    default: return slow(a, b);
+  }
+}
+
+}  // namespace fpconform
