@@ -45,7 +45,16 @@ constexpr u128 kHalf = u128(1) << 127;
 // n maps to (ties to even, round to odd act on the code's last bit).
 bool rounds_away(const Split& s, bool odd_code, bool negative, const Rounding& r) {
   if (!s.inexact()) return false;
-  const int nb = r.stochastic_bits < 1 ? 1 : (r.stochastic_bits > 64 ? 64 : r.stochastic_bits);
+  if (is_stochastic(r.mode) && r.stochastic_bits <= 0) {
+    // No random bits (n = 0): the definitions reduce to fixed rules (as the oracle reads them).
+    switch (r.mode) {
+      case RoundingMode::stochastic_a: return s.frac > kHalf || (s.frac == kHalf && s.frac_sticky);
+      case RoundingMode::stochastic_b: return s.frac >= kHalf;
+      case RoundingMode::stochastic_c: return false;
+      default: return true;  // stochastic_exact: away iff f > 0
+    }
+  }
+  const int nb = r.stochastic_bits > 64 ? 64 : r.stochastic_bits;
   const u128 one_n = u128(1) << nb;
   const u128 rnd = static_cast<u128>(nb == 64 ? r.random : r.random & ((1ull << nb) - 1));
   switch (r.mode) {
