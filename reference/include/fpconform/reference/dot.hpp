@@ -1,0 +1,47 @@
+// The exact dot product: a Kulisch-style fixed-point accumulator (a GMP integer and the weight
+// of its last bit) that adds products and addends of any formats without ever rounding, and
+// rounds once at the end with round_exact. The oracle for every matrix-unit model.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <gmp.h>
+
+#include "fpconform/reference/oracle.hpp"
+
+namespace fpconform::reference {
+
+class ExactAccumulator {
+ public:
+  ExactAccumulator();
+  ~ExactAccumulator();
+  ExactAccumulator(const ExactAccumulator&) = delete;
+  ExactAccumulator& operator=(const ExactAccumulator&) = delete;
+
+  // Adds a * b exactly (a in fa, b in fb). Subnormal inputs count at their value.
+  void add_product(std::uint64_t a, const Format& fa, std::uint64_t b, const Format& fb);
+  // Adds c exactly.
+  void add(std::uint64_t c, const Format& fc);
+  // The sum rounded once into `out` under `r`. A NaN input, inf * 0 or inf - inf give a
+  // positive quiet NaN (invalid for inf * 0, inf - inf and signaling NaNs); an exact zero sum has IEEE's sign (+0 unless every term is
+  // a zero of the same sign; -0 for mixed signs when rounding down).
+  OracleResult round(const Format& out, const Rounding& r) const;
+  // The exact sum (NaN/inf as MPFR specials); `out` gets exactly as many bits as it needs.
+  void value(mpfr_t out) const;
+  void clear();
+
+ private:
+  mpz_t acc_, term_;
+  long lsb_ = 0;         // weight of acc_'s last bit
+  bool any_term_ = false;
+  bool nan_ = false, invalid_ = false, pos_inf_ = false, neg_inf_ = false;
+  bool all_zero_terms_ = true, any_pos_zero_ = false, any_neg_zero_ = false;
+};
+
+// a . b + c in one rounding: a[i] in fa, b[i] in fb, c in fc, result in out.
+OracleResult exact_dot(std::span<const std::uint64_t> a, const Format& fa,
+                       std::span<const std::uint64_t> b, const Format& fb, std::uint64_t c,
+                       const Format& fc, const Format& out, const Rounding& r);
+
+}  // namespace fpconform::reference
