@@ -1,0 +1,51 @@
+// Emulated GEMM, D = A.B + C, built from one matrix-unit model (fdpa) and the choices a kernel
+// makes around it: the order of K, split-K with a reduction of the partial results, promotion
+// of partial sums to an fp32 accumulator every N_C products with per-group scales (DeepSeek-V3's
+// fine-grained FP8 recipe), and the conversion of the result.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fpconform/fdpa.hpp"
+#include "fpconform/format.hpp"
+#include "fpconform/rounding.hpp"
+
+namespace fpconform {
+
+// A dense row-major matrix of codes of one format.
+struct Matrix {
+  int rows = 0, cols = 0;
+  Format format;
+  std::vector<std::uint64_t> codes;  // rows * cols
+  std::uint64_t at(int r, int c) const { return codes[static_cast<std::size_t>(r) * cols + c]; }
+};
+
+enum class SplitReduction : std::uint8_t {
+  sequential,  // ((p0 + p1) + p2) + ..., IEEE RNE in the accumulator format
+  pairwise,    // a balanced tree of IEEE RNE additions
+};
+
+struct GemmOptions {
+  FdpaParams unit;    // the matrix unit (find_matrix_unit or custom)
+  Format acc;         // the unit's output / accumulator format (f32 for most MMAs)
+  Format out;         // D's format; acc -> out with out_rounding
+  Rounding out_rounding;
+  // Promotion (0 = off): every `promote_every` products the unit's partial result (its chain
+  // restarted from zero) is scaled and added to an fp32 accumulator with one IEEE fma:
+  // acc32 = fma(partial, s, acc32), s = fp32(scale_a * scale_b) (RNE). C is the initial acc32.
+  int promote_every = 0;
+  // Per-group scales along K (used with promotion; group = promote_every): scale_a is rows x
+  // (K / group) and scale_b is (K / group) x cols of f32 codes; scale_b may instead be
+  // (K / group) x (cols / scale_b_block_cols) for 128 x 128 blocks. Empty: scales of 1.
+  std::vector<std::uint32_t> scale_a, scale_b;
+  int scale_b_block_cols = 1;
+  int split_k = 1;    // K cut into this many equal slices, each computed from zero, then reduced
+  SplitReduction reduction = SplitReduction::sequential;
+};
+
+// D = A.B + C. A is M x K, B is K x N (both in one input format), C (optional; M x N in `acc`).
+// Throws Error naming the argument for mismatched shapes, formats, or scale sizes.
+Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c = nullptr);
+
+}  // namespace fpconform

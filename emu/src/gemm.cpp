@@ -1,0 +1,134 @@
+// gemm: per output element, the K dimension as the kernel walks it (slices, promotion groups),
+// each stretch through fdpa, the glue in IEEE fp32 through apply_op.
+#include "fpconform/gemm.hpp"
+
+#include <string>
+
+#include "fpconform/arith.hpp"
+#include "fpconform/error.hpp"
+
+namespace fpconform {
+
+namespace {
+
+const Format& f32() {
+  static const Format f = parse_format("f32");
+  return f;
+}
+
+std::uint64_t ieee(Op op, const Format& f, std::uint64_t a, std::uint64_t b, std::uint64_t c = 0) {
+  const std::uint64_t ops[3] = {a, b, c};
+  OpOptions o;
+  o.nan = &find_nan_policy("nvidia");
+  return apply_op(op, f, ops, o).bits;
+}
+
+// One output element over products k in [k0, k1) of row `row` and column `col`, starting from
+// the accumulator value `start` (a code of o.acc, or of f32 under promotion).
+std::uint64_t element(const GemmOptions& o, const Matrix& a, const Matrix& b, int row, int col,
+                      int k0, int k1, std::uint64_t start) {
+  std::vector<std::uint64_t> av, bv;
+  auto load = [&](int from, int to) {
+    av.clear();
+    bv.clear();
+    for (int k = from; k < to; ++k) {
+      av.push_back(a.at(row, k));
+      bv.push_back(b.at(k, col));
+    }
+  };
+  if (o.promote_every <= 0) {
+    load(k0, k1);
+    return fdpa(o.unit, a.format, o.acc, av, bv, start);
+  }
+  const Format& f = f32();
+  std::uint64_t acc32 = start;
+  const int groups_per_row = (a.cols + o.promote_every - 1) / o.promote_every;
+  for (int g0 = k0; g0 < k1; g0 += o.promote_every) {
+    const int g1 = std::min(k1, g0 + o.promote_every);
+    load(g0, g1);
+    const std::uint64_t partial = fdpa(o.unit, a.format, o.acc, av, bv, 0);
+    const std::uint64_t partial32 =
+        convert(partial, o.acc, f, Rounding{}).bits;  // exact for f32/f16/bf16 accumulators
+    std::uint64_t s = 0x3F800000;  // 1.0
+    if (!o.scale_a.empty()) {
+      const int g = g0 / o.promote_every;
+      const std::uint64_t sa = o.scale_a[static_cast<std::size_t>(row) * groups_per_row + g];
+      const int bcols = (b.cols + o.scale_b_block_cols - 1) / o.scale_b_block_cols;
+      const std::uint64_t sb =
+          o.scale_b[static_cast<std::size_t>(g) * bcols + col / o.scale_b_block_cols];
+      s = ieee(Op::mul, f, sa, sb);
+    }
+    acc32 = ieee(Op::mul_add, f, partial32, s, acc32);
+  }
+  return acc32;
+}
+
+void check(bool ok, const char* where, const std::string& msg) {
+  if (!ok) throw Error(where, msg);
+}
+
+}  // namespace
+
+Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c) {
+  check(a.cols == b.rows, "--b", "A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                                     " but B has " + std::to_string(b.rows) + " rows");
+  check(a.format == b.format, "--b", "A and B must share one input format");
+  check(static_cast<std::size_t>(a.rows) * a.cols == a.codes.size(), "--a", "size mismatch");
+  check(static_cast<std::size_t>(b.rows) * b.cols == b.codes.size(), "--b", "size mismatch");
+  if (c) {
+    check(c->rows == a.rows && c->cols == b.cols, "--c",
+          "C must be " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
+    check(c->format == o.acc, "--c", "C must be in the accumulator format " + o.acc.name);
+  }
+  check(o.split_k >= 1 && o.split_k <= std::max(1, a.cols), "--split-k", "must be 1..K");
+  const bool promote = o.promote_every > 0;
+  if (promote) {
+    check(o.split_k == 1, "--split-k", "split-K with promotion is not modelled");
+    const int groups = (a.cols + o.promote_every - 1) / o.promote_every;
+    if (!o.scale_a.empty()) {
+      check(o.scale_a.size() == static_cast<std::size_t>(a.rows) * groups, "--scale-a",
+            "expected " + std::to_string(a.rows) + "x" + std::to_string(groups) + " scales");
+      const int bcols = (b.cols + o.scale_b_block_cols - 1) / o.scale_b_block_cols;
+      check(o.scale_b.size() == static_cast<std::size_t>(groups) * bcols, "--scale-b",
+            "expected " + std::to_string(groups) + "x" + std::to_string(bcols) + " scales");
+    }
+  }
+  const Format& acc_format = promote ? f32() : o.acc;
+  Matrix d{a.rows, b.cols, o.out, {}};
+  d.codes.resize(static_cast<std::size_t>(a.rows) * b.cols);
+  const int k = a.cols;
+  for (int i = 0; i < a.rows; ++i)
+    for (int j = 0; j < b.cols; ++j) {
+      std::uint64_t start = c ? c->at(i, j) : 0;
+      if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
+      std::uint64_t value;
+      if (o.split_k == 1) {
+        value = element(o, a, b, i, j, 0, k, start);
+      } else {
+        std::vector<std::uint64_t> parts;
+        for (int s = 0; s < o.split_k; ++s) {
+          const int k0 = static_cast<int>(static_cast<long long>(k) * s / o.split_k);
+          const int k1 = static_cast<int>(static_cast<long long>(k) * (s + 1) / o.split_k);
+          parts.push_back(element(o, a, b, i, j, k0, k1, 0));
+        }
+        if (o.reduction == SplitReduction::sequential) {
+          value = start;
+          for (std::uint64_t p : parts) value = ieee(Op::add, acc_format, value, p);
+        } else {
+          while (parts.size() > 1) {
+            std::vector<std::uint64_t> next;
+            for (std::size_t t = 0; t + 1 < parts.size(); t += 2)
+              next.push_back(ieee(Op::add, acc_format, parts[t], parts[t + 1]));
+            if (parts.size() % 2) next.push_back(parts.back());
+            parts.swap(next);
+          }
+          value = ieee(Op::add, acc_format, start, parts[0]);
+        }
+      }
+      d.codes[static_cast<std::size_t>(i) * b.cols + j] =
+          convert(value, acc_format, o.out, o.out_rounding).bits;
+    }
+  return d;
+}
+
+}  // namespace fpconform

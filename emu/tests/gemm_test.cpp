@@ -1,0 +1,78 @@
+// gemm: the DeepSeek-V3 promotion effect worked out by hand on the Hopper FP8 unit
+// (L = 32, F = 13, e8m13 accumulator), split-K, per-group scales, and shape errors.
+#include <gtest/gtest.h>
+
+#include "fpconform/error.hpp"
+#include "fpconform/gemm.hpp"
+#include "fpconform/matrix_presets.hpp"
+
+namespace fpconform {
+namespace {
+
+// A = 1 x 256 of e4m3 1.0 (0x38); B = 256 x 1 with b0 = 256 (0x78) and every other b = 2^-6
+// (0x08). Exact A.B = 256 + 255 * 2^-6 = 259.984375.
+// Without promotion each 32-product block aligns to E = 8 with 13 fraction bits (unit 2^-5):
+// every 2^-6 product truncates to 0, and once C = 256 the later blocks lose theirs too: 256.
+// Promotion every 128: the first group gives 256; the second starts from 0, its 128 products of
+// 2^-6 are exact (E = -6 .. 0), 2.0 in all; fp32 accumulation gives 258.
+struct Fixture {
+  Matrix a, b;
+  GemmOptions o;
+  Fixture() {
+    const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32");
+    a = {1, 256, e4m3, std::vector<std::uint64_t>(256, 0x38)};
+    b = {256, 1, e4m3, std::vector<std::uint64_t>(256, 0x08)};
+    b.codes[0] = 0x78;
+    o.unit = find_matrix_unit("hopper", e4m3, f32);
+    o.acc = f32;
+    o.out = f32;
+  }
+};
+
+TEST(Gemm, HopperFp8LosesSmallProductsWithoutPromotion) {
+  Fixture fx;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x43800000u);  // 256
+  fx.o.promote_every = 128;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x43810000u);  // 258
+  // Promotion every 32 products: group 1 still truncates its 31 small products (E = 8);
+  // groups 2..8 give 32 * 2^-6 = 0.5 each: 256 + 7 * 0.5 = 259.5.
+  fx.o.promote_every = 32;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x4381C000u);  // 259.5
+}
+
+TEST(Gemm, SplitKAndScales) {
+  Fixture fx;
+  fx.o.split_k = 2;  // slices of 128, each from zero: 256 and 2.0, then fp32 adds
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x43810000u);
+  fx.o.reduction = SplitReduction::pairwise;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x43810000u);
+  // Per-group scales (1 x 2 for A, 2 x 1 for B): 256 * 2 + 2.0 * 0.5 = 513.
+  fx.o.split_k = 1;
+  fx.o.promote_every = 128;
+  fx.o.scale_a = {0x40000000, 0x3F000000};
+  fx.o.scale_b = {0x3F800000, 0x3F800000};
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x44004000u);
+  // C enters as the initial fp32 accumulator: 513 + 1 = 514.
+  const Matrix c{1, 1, parse_format("f32"), {0x3F800000}};
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b, &c).codes[0], 0x44008000u);
+}
+
+TEST(Gemm, ShapeErrorsNameTheArgument) {
+  Fixture fx;
+  Matrix wrong = fx.b;
+  wrong.rows = 255;
+  wrong.codes.pop_back();
+  EXPECT_THROW(gemm(fx.o, fx.a, wrong), Error);
+  fx.o.promote_every = 128;
+  fx.o.scale_a = {0x3F800000};
+  fx.o.scale_b = {0x3F800000, 0x3F800000};
+  try {
+    gemm(fx.o, fx.a, fx.b);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--scale-a"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fpconform
