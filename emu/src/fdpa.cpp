@@ -1,12 +1,17 @@
-// The fused dot-product-add model (emu/include/fpconform/fdpa.hpp): exact products, alignment
-// to the block's largest exponent, truncation to F fraction bits, one exact integer sum, one
-// rounding through round_to_format.
+// The dot-product-add family (emu/include/fpconform/fdpa.hpp). Four structures, one set of
+// parameters; every result ends in round_to_format (fused, exact) or apply_op (pairwise,
+// sequential: IEEE operations of the output format).
 #include "fpconform/fdpa.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <climits>
+#include <vector>
 
+#include "fpconform/arith.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/exact_ops.hpp"
+#include "fpconform/nan_policy.hpp"
 
 namespace fpconform {
 
@@ -14,130 +19,173 @@ namespace {
 
 using i128 = __int128;
 
-struct Term {
-  bool negative = false;
-  std::uint64_t sig = 0;  // 0: a zero term
-  int lsb = 0;            // weight of sig's last bit
-  int lead = 0;           // the exponent the alignment sees (product: ea + eb)
-};
+u128 magnitude(i128 v) { return v < 0 ? -static_cast<u128>(v) : static_cast<u128>(v); }
 
-// Aligns |t| to the unit 2^u: the integer k with k * 2^u = |t| cut as `mode` says (for `down`,
-// toward -inf on the signed value), returned signed.
-i128 align(const Term& t, int u, AlignRounding mode) {
-  if (t.sig == 0) return 0;
-  const int shift = t.lsb - u;
-  i128 k;
-  bool dropped = false, half = false, above_half = false;
-  if (shift >= 0) {
-    k = static_cast<i128>(t.sig) << shift;
-  } else if (-shift >= 64) {
-    k = 0;
-    dropped = true;
-    half = false;
-  } else {
-    const int s = -shift;
-    k = static_cast<i128>(t.sig >> s);
-    const std::uint64_t rem = t.sig & ((1ull << s) - 1), h = 1ull << (s - 1);
+// v * 2^from written as an integer multiple of 2^to, cut as `mode` says (`down`: floor of the
+// signed value). Refining (to < from) is exact; throws when it would not fit the adder.
+i128 realign(i128 v, int from, int to, AlignRounding mode) {
+  if (v == 0) return 0;
+  if (to <= from) {
+    const long s = static_cast<long>(from) - to;
+    if (s + bit_length(magnitude(v)) > 125)
+      throw Error("frac_bits", "alignment needs more than the model's 126-bit adder");
+    return static_cast<i128>(static_cast<u128>(v) << s);
+  }
+  const long s = static_cast<long>(to) - from;
+  const bool neg = v < 0;
+  const u128 m = magnitude(v);
+  u128 q = 0;
+  bool dropped = true, half = false, above = false;
+  if (s < 128) {
+    q = m >> s;
+    const u128 rem = m & ((u128(1) << s) - 1), h = u128(1) << (s - 1);
     dropped = rem != 0;
     half = rem == h;
-    above_half = rem > h;
+    above = rem > h;
   }
   switch (mode) {
     case AlignRounding::truncate: break;
     case AlignRounding::nearest_even:
-      if (above_half || (half && (k & 1))) k += 1;
+      if (above || (half && (q & 1))) ++q;
       break;
     case AlignRounding::down:
-      if (dropped && t.negative) k += 1;
+      if (dropped && neg) ++q;
       break;
   }
-  return t.negative ? -k : k;
+  return neg ? -static_cast<i128>(q) : static_cast<i128>(q);
 }
 
-// A decoded code as a term whose alignment exponent is that of its leading bit position in the
-// format (emin for subnormals).
+// A finite non-zero term: (-1)^negative * sig * 2^lsb, with the exponent `lead` the alignment
+// sees (a product: ea + eb; C: its own exponent, emin when subnormal).
+struct Term {
+  bool negative = false;
+  u128 sig = 0;  // 0: a zero term
+  int lsb = 0;
+  int lead = 0;
+  i128 signed_sig() const { return negative ? -static_cast<i128>(sig) : static_cast<i128>(sig); }
+};
+
+// Decoded with the parameters' input flushing: a subnormal becomes a zero of its sign, or +0
+// (with flushed_inputs_positive, zeros too: MMA-Sim sets every |x| < 2^emin to +0).
+ExactValue read(std::uint64_t code, const Format& f, const FdpaParams& p) {
+  ExactValue v = decode(code, f);
+  if (!p.flush_subnormal_inputs) return v;
+  if (v.is_finite_nonzero() && f.subnormals && v.sig < (u128(1) << f.man_bits))
+    return ExactValue::zero(p.flushed_inputs_positive ? false : v.negative);
+  if (v.is_zero() && p.flushed_inputs_positive) return ExactValue::zero(false);
+  return v;
+}
+
 Term term_of(const ExactValue& v, const Format& f) {
   Term t;
   if (!v.is_finite_nonzero()) return t;
   t.negative = v.negative;
-  t.sig = static_cast<std::uint64_t>(v.sig);
+  t.sig = v.sig;
   t.lsb = v.exp;
   t.lead = v.exp + f.man_bits;
   return t;
 }
 
-std::uint64_t canonical_nan(const Format& out) {
-  return round_to_format(ExactValue::quiet_nan(false, ~0ull), out, Rounding{}).bits;
+std::uint64_t default_nan(const FdpaParams& p, const Format& out) {
+  const NanPolicy& policy = find_nan_policy(p.nan, "nan");
+  return round_to_format(
+             ExactValue::quiet_nan(policy.default_negative, policy.default_payload_ones ? ~0ull : 0),
+             out, Rounding{})
+      .bits;
 }
 
-// One block: products of a[i] * b[i] and C (a code of `out`).
-std::uint64_t block(const FdpaParams& p, const Format& in, const Format& out,
-                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                    std::uint64_t c_code) {
-  const std::size_t n = a.size();
-  Term terms[64];
-  bool any_nan = false, pos_inf = false, neg_inf = false, any_zero = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const ExactValue x = decode(a[i], in, p.flush_subnormal_inputs);
-    const ExactValue y = decode(b[i], in, p.flush_subnormal_inputs);
+// The IEEE sign of an exact zero sum: -0 when every addend is -0 (or mode down and they are
+// mixed), else +0.
+ExactValue zero_sum(bool all_negative, bool any_negative, const Rounding& r) {
+  if (all_negative) return ExactValue::zero(true);
+  return ExactValue::zero(any_negative && r.mode == RoundingMode::down);
+}
+
+// Products and C of one step of the fused or exact structures, specials settled.
+struct Step {
+  std::vector<Term> products;  // one per product, zero terms included (sig == 0)
+  Term c;
+  ExactValue cv;
+  bool all_zero = true;        // every product and C is zero
+  bool all_negative_zero = true, any_negative_zero = false;
+  bool special = false;        // result decided by the specials: `special_bits`
+  std::uint64_t special_bits = 0;
+};
+
+Step read_step(const FdpaParams& p, const Format& in, const Format& out,
+               std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+               std::uint64_t c_code) {
+  Step s;
+  s.products.resize(a.size());
+  bool any_nan = false, pos_inf = false, neg_inf = false;
+  auto note_zero = [&](bool negative) {
+    s.all_negative_zero = s.all_negative_zero && negative;
+    s.any_negative_zero = s.any_negative_zero || negative;
+  };
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const ExactValue x = read(a[i], in, p), y = read(b[i], in, p);
+    const bool negative = x.negative != y.negative;
     if (x.is_nan() || y.is_nan()) {
       any_nan = true;
       continue;
     }
     if (x.is_inf() || y.is_inf()) {
       if (x.is_zero() || y.is_zero()) any_nan = true;
-      else (x.negative != y.negative ? neg_inf : pos_inf) = true;
+      else (negative ? neg_inf : pos_inf) = true;
       continue;
     }
     if (x.is_zero() || y.is_zero()) {
-      any_zero = true;
+      note_zero(negative);
       continue;
     }
     Term t;
-    t.negative = x.negative != y.negative;
-    t.sig = static_cast<std::uint64_t>(x.sig * y.sig);
+    t.negative = negative;
+    t.sig = x.sig * y.sig;  // both below 2^64: exact
     t.lsb = x.exp + y.exp;
     t.lead = (x.exp + in.man_bits) + (y.exp + in.man_bits);
-    terms[i] = t;
+    if (p.structure == FdpaStructure::fused) {
+      if (p.product_bits >= 1 && bit_length(t.sig) > p.product_bits) {
+        const int to = t.lsb + bit_length(t.sig) - p.product_bits;
+        const i128 r = realign(t.signed_sig(), t.lsb, to, p.product_rounding);
+        t.sig = magnitude(r);
+        t.lsb = to;
+      }
+      if (p.product_overflow && t.lsb + bit_length(t.sig) - 1 >= out.emax() + 1) {
+        (negative ? neg_inf : pos_inf) = true;
+        continue;
+      }
+    }
+    s.all_zero = false;
+    s.products[i] = t;
   }
-  const ExactValue cv = decode(c_code, out, p.flush_subnormal_inputs);
-  if (cv.is_nan()) any_nan = true;
-  if (cv.is_inf()) (cv.negative ? neg_inf : pos_inf) = true;
-  if (any_nan || (pos_inf && neg_inf)) return canonical_nan(out);
-  if (pos_inf || neg_inf) return out.inf_code(false) | (neg_inf ? out.sign_mask() : 0);
+  s.cv = read(c_code, out, p);
+  if (s.cv.is_nan()) any_nan = true;
+  if (s.cv.is_inf()) (s.cv.negative ? neg_inf : pos_inf) = true;
+  if (any_nan || (pos_inf && neg_inf)) {
+    s.special = true;
+    s.special_bits = default_nan(p, out);
+  } else if (pos_inf || neg_inf) {
+    s.special = true;
+    s.special_bits = out.inf_code(false) | (neg_inf ? out.sign_mask() : 0);
+  }
+  if (s.cv.is_zero()) note_zero(s.cv.negative);
+  else s.all_zero = false;
+  s.c = term_of(s.cv, out);
+  return s;
+}
 
-  const Term ct = term_of(cv, out);
-  if (cv.is_zero()) any_zero = any_zero || p.c_in_block;
-  int e = INT_MIN;
-  for (std::size_t i = 0; i < n; ++i)
-    if (terms[i].sig) e = std::max(e, terms[i].lead);
-  if (p.c_in_block && ct.sig) e = std::max(e, ct.lead);
-  if (any_zero) e = std::max(e, p.zero_exp);
-
+Rounding output_rounding(const FdpaParams& p) {
   Rounding r = p.out_rounding;
   r.ftz = p.flush_subnormal_outputs;
-  if (e == INT_MIN) {
-    // Every term is zero: the IEEE sign of an exact zero sum.
-    bool all_negative = cv.is_zero() && cv.negative;
-    for (std::size_t i = 0; i < n && all_negative; ++i) {
-      const ExactValue x = decode(a[i], in, p.flush_subnormal_inputs);
-      const ExactValue y = decode(b[i], in, p.flush_subnormal_inputs);
-      all_negative = x.negative != y.negative;
-    }
-    return round_to_format(ExactValue::zero(all_negative), out, r).bits;
-  }
-  const int u = e - p.frac_bits;
-  i128 sum = 0;
-  for (std::size_t i = 0; i < n; ++i) sum += align(terms[i], u, p.align);
-  ExactValue total;
-  if (p.c_in_block) {
-    sum += align(ct, u, p.align);
-    total = ExactValue::finite(sum < 0, static_cast<u128>(sum < 0 ? -sum : sum), u);
-  } else {
-    const ExactValue products = ExactValue::finite(sum < 0, static_cast<u128>(sum < 0 ? -sum : sum), u);
-    total = exact_add(products, cv);
-  }
-  if (total.is_zero()) return round_to_format(ExactValue::zero(false), out, r).bits;
+  return r;
+}
+
+// Final rounding of a step's exact result (zero results by the IEEE rule).
+std::uint64_t finish(const FdpaParams& p, const Format& out, const Step& s, ExactValue total) {
+  const Rounding r = output_rounding(p);
+  if (s.all_zero)
+    return round_to_format(zero_sum(s.all_negative_zero, s.any_negative_zero, r), out, r).bits;
+  if (total.is_zero()) return round_to_format(zero_sum(false, true, r), out, r).bits;
   if (p.acc_frac_bits >= 0) {
     // The accumulator: the output's exponent range with acc_frac_bits fraction bits, RZ.
     Format acc = out;
@@ -145,13 +193,233 @@ std::uint64_t block(const FdpaParams& p, const Format& in, const Format& out,
     acc.name = out.name + "-acc";
     Rounding rz = r;
     rz.mode = RoundingMode::rtz;
-    const Rounded cut = round_to_format(total, acc, rz);
-    total = decode(cut.bits, acc);
+    total = decode(round_to_format(total, acc, rz).bits, acc);
   }
   return round_to_format(total, out, r).bits;
 }
 
+ExactValue value_of(i128 v, int unit) {
+  return ExactValue::finite(v < 0, magnitude(v), unit);
+}
+
+// ---- fused ----
+
+struct GroupSum {
+  i128 sum = 0;     // in units of 2^(e - F)
+  int e = INT_MIN;  // INT_MIN: no term counted
+};
+
+std::uint64_t fused_step(const FdpaParams& p, const Format& in, const Format& out,
+                         std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                         std::uint64_t c_code) {
+  const Step s = read_step(p, in, out, a, b, c_code);
+  if (s.special) return s.special_bits;
+  const int F = p.frac_bits;
+  const bool c_in = p.c_in_block;
+
+  // Groups (interleave 1: the whole block, with C when it is in the block).
+  std::vector<GroupSum> groups(p.interleave);
+  for (int g = 0; g < p.interleave; ++g) {
+    GroupSum& G = groups[g];
+    bool any_zero = false;
+    for (std::size_t i = g; i < s.products.size(); i += p.interleave) {
+      if (s.products[i].sig) G.e = std::max(G.e, s.products[i].lead);
+      else any_zero = true;
+    }
+    if (c_in) {
+      if (s.c.sig) G.e = std::max(G.e, s.c.lead);
+      else any_zero = true;
+    }
+    if (any_zero) G.e = std::max(G.e, p.zero_exp);
+    if (G.e == INT_MIN) continue;
+    const int u = G.e - F;
+    for (std::size_t i = g; i < s.products.size(); i += p.interleave)
+      if (s.products[i].sig) G.sum += realign(s.products[i].signed_sig(), s.products[i].lsb, u, p.align);
+    if (c_in && s.c.sig) G.sum += realign(s.c.signed_sig(), s.c.lsb, u, p.align);
+    if (p.carry_bits >= 0) {
+      const int keep = F + 1 + p.carry_bits, have = bit_length(magnitude(G.sum));
+      if (have > keep)
+        G.sum = realign(realign(G.sum, 0, have - keep, AlignRounding::truncate), have - keep, 0,
+                        AlignRounding::truncate);
+    }
+  }
+  int es = INT_MIN;
+  for (const GroupSum& G : groups) es = std::max(es, G.e);
+  i128 sum = 0;
+  for (const GroupSum& G : groups)
+    if (G.e != INT_MIN)
+      sum += p.interleave == 1 ? G.sum : realign(G.sum, G.e - F, es - F, p.group_align);
+
+  ExactValue total;
+  if (c_in) {
+    if (es != INT_MIN) total = value_of(sum, es - F);
+  } else if (!p.late_c) {
+    total = exact_add(es == INT_MIN ? ExactValue::zero(false) : value_of(sum, es - F),
+                      s.cv.is_finite_nonzero() ? s.cv : ExactValue::zero(false));
+  } else {
+    const int ec = s.c.sig ? s.c.lead : INT_MIN;
+    const int e = std::max(es, ec);
+    if (e != INT_MIN) {
+      const int us = e - p.late_sum_frac_bits, uc = e - p.late_c_frac_bits, u = std::min(us, uc);
+      i128 t = 0;
+      if (es != INT_MIN) t += realign(realign(sum, es - F, us, p.late_align), us, u, p.late_align);
+      const bool dropped = p.late_c_drop_below >= 0 && s.c.sig &&
+                           static_cast<long>(ec) < static_cast<long>(e) - p.late_c_drop_below;
+      if (s.c.sig && !dropped)
+        t += realign(realign(s.c.signed_sig(), s.c.lsb, uc, p.late_align), uc, u, p.late_align);
+      total = value_of(t, u);
+    }
+  }
+  return finish(p, out, s, total);
+}
+
+// ---- exact (Kulisch) ----
+
+// A two's-complement fixed-point accumulator wide enough for every term of one step.
+class WideSum {
+ public:
+  WideSum(int base, int bits) : base_(base), limbs_(static_cast<std::size_t>(bits) / 64 + 2, 0) {}
+
+  void add(const Term& t) {
+    const int off = t.lsb - base_;
+    const std::size_t li = static_cast<std::size_t>(off) / 64;
+    const int sh = off % 64;
+    const std::uint64_t lo = static_cast<std::uint64_t>(t.sig), hi = static_cast<std::uint64_t>(t.sig >> 64);
+    std::uint64_t part[3] = {lo << sh, sh ? (hi << sh) | (lo >> (64 - sh)) : hi,
+                             sh ? hi >> (64 - sh) : 0};
+    unsigned carry = 0;
+    for (std::size_t k = li; k < limbs_.size(); ++k) {
+      const std::uint64_t x = k - li < 3 ? part[k - li] : 0;
+      if (k - li >= 3 && carry == 0) break;
+      const std::uint64_t old = limbs_[k];
+      if (!t.negative) {
+        const std::uint64_t s1 = old + x, s2 = s1 + carry;
+        carry = (s1 < old) + (s2 < s1);
+        limbs_[k] = s2;
+      } else {
+        const std::uint64_t d1 = old - x, d2 = d1 - carry;
+        carry = (old < x) + (d1 < static_cast<std::uint64_t>(carry));
+        limbs_[k] = d2;
+      }
+    }
+  }
+
+  ExactValue value() const {
+    std::vector<std::uint64_t> m = limbs_;
+    const bool negative = (m.back() >> 63) != 0;
+    if (negative) {
+      unsigned carry = 1;
+      for (std::uint64_t& w : m) {
+        w = ~w + carry;
+        carry = carry && w == 0;
+      }
+    }
+    std::size_t top = m.size();
+    while (top > 0 && m[top - 1] == 0) --top;
+    if (top == 0) return ExactValue::zero(false);
+    const int bits = static_cast<int>((top - 1) * 64) + (64 - std::countl_zero(m[top - 1]));
+    const int from = std::max(0, bits - 128);  // the top 128 bits, the rest sticky
+    bool sticky = false;
+    for (int k = 0; k < from / 64; ++k) sticky = sticky || m[static_cast<std::size_t>(k)] != 0;
+    if (from % 64) sticky = sticky || (m[static_cast<std::size_t>(from / 64)] << (64 - from % 64)) != 0;
+    u128 sig = 0;
+    for (int pos = std::min(bits, from + 128) - 1; pos >= from; --pos)
+      sig = (sig << 1) | ((m[static_cast<std::size_t>(pos / 64)] >> (pos % 64)) & 1);
+    return ExactValue::finite(negative, sig, base_ + from, sticky);
+  }
+
+ private:
+  int base_;
+  std::vector<std::uint64_t> limbs_;
+};
+
+std::uint64_t exact_step(const FdpaParams& p, const Format& in, const Format& out,
+                         std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                         std::uint64_t c_code) {
+  const Step s = read_step(p, in, out, a, b, c_code);
+  if (s.special) return s.special_bits;
+  long lo = LONG_MAX, hi = LONG_MIN;
+  std::size_t n = 0;
+  auto span_of = [&](const Term& t) {
+    if (!t.sig) return;
+    lo = std::min<long>(lo, t.lsb);
+    hi = std::max<long>(hi, static_cast<long>(t.lsb) + bit_length(t.sig));
+    ++n;
+  };
+  for (const Term& t : s.products) span_of(t);
+  span_of(s.c);
+  ExactValue total;
+  if (n > 0) {
+    WideSum acc(static_cast<int>(lo), static_cast<int>(hi - lo) + bit_length(n) + 2);
+    for (const Term& t : s.products)
+      if (t.sig) acc.add(t);
+    if (s.c.sig) acc.add(s.c);
+    total = acc.value();
+  }
+  return finish(p, out, s, total);
+}
+
+// ---- pairwise and sequential: IEEE operations in `out` ----
+
+struct Ieee {
+  const FdpaParams& p;
+  const Format& in;
+  const Format& out;
+  OpOptions o;
+
+  Ieee(const FdpaParams& params, const Format& i, const Format& f) : p(params), in(i), out(f) {
+    o.rounding = params.out_rounding;
+    o.rounding.ftz = false;
+    o.rounding.daz = false;
+    o.nan = &find_nan_policy(params.nan, "nan");
+  }
+  // A subnormal result becomes the zero of its sign (|x| < 2^emin), when asked.
+  std::uint64_t flush(std::uint64_t code) const {
+    const std::uint64_t mag = code & out.magnitude_mask();
+    if (p.flush_subnormal_outputs && out.subnormals && mag != 0 && (mag >> out.man_bits) == 0 &&
+        !out.is_nan_code(code))
+      return code & out.sign_mask();
+    return code;
+  }
+  std::uint64_t input(std::uint64_t code, const Format& f) const {
+    const ExactValue v = read(code, f, p);
+    if (v.is_nan()) return convert(code, f, out, Rounding{}).bits;
+    return round_to_format(v, out, Rounding{}).bits;  // exact: holds_exactly was checked
+  }
+  std::uint64_t fma(std::uint64_t x, std::uint64_t y, std::uint64_t z) const {
+    const std::uint64_t ops[3] = {x, y, z};
+    return flush(apply_op(Op::mul_add, out, ops, o).bits);
+  }
+  std::uint64_t add(std::uint64_t x, std::uint64_t y) const {
+    const std::uint64_t ops[3] = {x, y, 0};
+    return flush(apply_op(Op::add, out, ops, o).bits);
+  }
+};
+
+std::uint64_t pairwise_tree(const Ieee& f, std::span<const std::uint64_t> a,
+                            std::span<const std::uint64_t> b) {
+  if (a.size() == 1) return f.fma(f.input(a[0], f.in), f.input(b[0], f.in), f.out.zero_code(false));
+  const std::size_t m = a.size() / 2;
+  const std::uint64_t left = pairwise_tree(f, a.first(m), b.first(m));
+  const std::uint64_t right = pairwise_tree(f, a.subspan(m), b.subspan(m));
+  return f.add(left, right);
+}
+
+void check_fits(const Format& in, const Format& out) {
+  if (!holds_exactly(in, out))
+    throw Error("in", "this structure computes in " + out.name + ", which cannot hold every " +
+                          in.name + " value exactly");
+}
+
 }  // namespace
+
+bool holds_exactly(const Format& in, const Format& out) {
+  if (in.precision() > out.precision() || in.emax() > out.emax()) return false;
+  const int in_min_lsb = in.emin() - in.man_bits;  // smallest unit of any finite in value
+  const int in_min_exp = in.subnormals ? in_min_lsb : in.emin();
+  if (out.subnormals) return in_min_lsb >= out.emin() - out.man_bits;
+  return in_min_exp >= out.emin();
+}
 
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
@@ -159,12 +427,58 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
   if (a.size() != b.size())
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
                          std::to_string(b.size()));
+  find_nan_policy(p.nan, "nan");
+  switch (p.structure) {
+    case FdpaStructure::sequential: {
+      check_fits(in, out);
+      const Ieee f(p, in, out);
+      std::uint64_t d = f.input(c, out);
+      for (std::size_t i = 0; i < a.size(); ++i) d = f.fma(f.input(a[i], in), f.input(b[i], in), d);
+      return d;
+    }
+    case FdpaStructure::pairwise: {
+      if (p.block < 1) throw Error("block", "pairwise group size must be at least 1");
+      check_fits(in, out);
+      const Ieee f(p, in, out);
+      std::uint64_t d = f.input(c, out);
+      for (std::size_t k = 0; k < a.size(); k += static_cast<std::size_t>(p.block)) {
+        const std::size_t len = std::min<std::size_t>(p.block, a.size() - k);
+        d = f.add(d, pairwise_tree(f, a.subspan(k, len), b.subspan(k, len)));
+      }
+      return d;
+    }
+    case FdpaStructure::exact: {
+      if (p.block < 0) throw Error("block", "exact block size must be 0 (all) or positive");
+      if (in.man_bits > 63 || out.man_bits > 63) throw Error("in", "formats of up to 64-bit significands");
+      const std::size_t step = p.block == 0 ? std::max<std::size_t>(a.size(), 1) : p.block;
+      std::uint64_t d = c;
+      std::size_t k = 0;
+      do {
+        const std::size_t len = std::min(step, a.size() - k);
+        d = exact_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d);
+        k += len;
+      } while (k < a.size());
+      return d;
+    }
+    case FdpaStructure::fused: break;
+  }
   if (p.block < 1 || p.block > 64) throw Error("block", "block size must be 1..64");
+  if (p.frac_bits < 0 || p.frac_bits > 100) throw Error("frac_bits", "F must be 0..100");
+  if (p.interleave < 1 || p.interleave > p.block)
+    throw Error("interleave", "interleave must be 1..block");
+  if (p.interleave > 1 && p.c_in_block)
+    throw Error("interleave", "interleaved groups need C added after the block (exact or late)");
+  if (!p.c_in_block && p.late_c &&
+      (p.late_sum_frac_bits < 0 || p.late_sum_frac_bits > 100 || p.late_c_frac_bits < 0 ||
+       p.late_c_frac_bits > 100))
+    throw Error("late_sum_frac_bits", "late fraction bits must be 0..100");
+  if (in.man_bits > 52 || out.man_bits > 63)
+    throw Error("in", "the fused structure takes inputs of up to 53-bit significands");
   std::uint64_t d = c;
   std::size_t k = 0;
   do {
     const std::size_t len = std::min<std::size_t>(p.block, a.size() - k);
-    d = block(p, in, out, a.subspan(k, len), b.subspan(k, len), d);
+    d = fused_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d);
     k += len;
   } while (k < a.size());
   return d;

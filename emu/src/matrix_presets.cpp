@@ -1,14 +1,21 @@
 // Matrix-unit presets as data. Sources:
 //  [KM]  F. Khattak, M. Mikaitis, "Accurate Models of NVIDIA Tensor Cores", arXiv 2512.07004,
-//        and north-numerical-computing/MATLAB-tensor-core (min_exp_limit, neab = F - 23);
-//  [MS]  Xie et al., "MMA-Sim", arXiv 2511.10909 (T4, Ada, Blackwell; k split in halves);
+//        and north-numerical-computing/MATLAB-tensor-core (min_exp_limit, neab = F - 23; AMD:
+//        models/CDNA1.m, CDNA2.m, CDNA3.m);
+//  [MS]  Xie et al., "MMA-Sim", arXiv 2511.10909, github microsoft/MMA-Sim:
+//        mmasim/simulator/nv.py (F per architecture; Ampere/Ada k split in halves; fp64 mma =
+//        a chain of fma), mmasim/simulator/amd.py + functions.py (CDNA1/2 pairwise trees of
+//        fp32 fma, CDNA2 flushes; CDNA3 amd_fused_dot_add: F = 24, late C with floor to 31 / 24
+//        fraction bits, fp8 even/odd groups and C dropped below max - 25; products >= 2^128
+//        are infinite), mmasim/mmasim/amd/sim.py (newer: CDNA1 = exact FDPA, L = 4 / 2);
 //  [FHMP] Fasi, Higham, Mikaitis, Pranesh, PeerJ CS 7:e330 (2021) (V100: L = 4, RZ fp32 out);
 //  [DS]  DeepSeek-V3, arXiv 2412.19437 3.3.2 (Hopper FP8 accumulation keeps ~14 bits).
 // Rows marked "dumps" are reproduced bit for bit by suites/matrix (recorded V100/A100/H100
-// outputs in suites/data/tensorcore-dumps).
+// outputs in suites/data/tensorcore-dumps). AMD rows have no recorded data here: they follow
+// the published models. AMD's NaN bit pattern is not measured by either source: the IEEE
+// default NaN is assumed (policy "ieee").
 #include "fpconform/matrix_presets.hpp"
 
-#include <array>
 #include <climits>
 #include <string>
 
@@ -20,27 +27,165 @@ namespace {
 
 constexpr int kNone = INT_MIN;
 
-constexpr std::array<MatrixUnitEntry, 19> kEntries = {{
-    {"volta", "f16", 4, 23, kNone, -1, "[FHMP], [KM]; dumps V100 fp16 (fp32 and fp16 out)"},
-    {"turing", "f16", 8, 24, kNone, -1, "[MS] (T4)"},
-    {"ampere", "f16", 8, 24, -132, -1, "[KM]; dumps A100 fp16 (fp32 and fp16 out)"},
-    {"ampere", "bf16", 8, 24, -132, -1, "[KM]; dumps A100 bf16"},
-    {"ampere", "tf32", 4, 24, -132, -1, "[KM]; dumps A100 tf32"},
-    {"ada", "f16", 8, 24, -132, -1, "[MS] (as Ampere)"},
-    {"ada", "bf16", 8, 24, -132, -1, "[MS] (as Ampere)"},
-    {"ada", "tf32", 4, 24, -132, -1, "[MS] (as Ampere)"},
-    {"ada", "e4m3", 16, 13, -133, 13, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958)"},
-    {"ada", "e5m2", 16, 13, -133, 13, "[MS]; FP22 accumulator"},
-    {"hopper", "f16", 16, 25, -133, -1, "[KM]; dumps H100 fp16 (fp32 and fp16 out)"},
-    {"hopper", "bf16", 16, 25, -133, -1, "[KM]; dumps H100 bf16"},
-    {"hopper", "tf32", 8, 25, -133, -1, "[KM]; dumps H100 tf32"},
-    {"hopper", "e4m3", 32, 13, -133, 13, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)"},
-    {"hopper", "e5m2", 32, 13, -133, 13, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)"},
-    {"blackwell", "f16", 16, 25, -133, -1, "[KM], [MS] (B200 tcgen05)"},
-    {"blackwell", "bf16", 16, 25, -133, -1, "[KM], [MS] (B200 tcgen05)"},
-    {"blackwell", "tf32", 8, 25, -133, -1, "[KM], [MS] (B200 tcgen05)"},
-    {"blackwell", "e4m3", 32, 25, -133, -1, "[MS] (B200 tcgen05: no 13-bit cut)"},
-}};
+// NVIDIA fused block: L products + C in one alignment, F fraction bits, truncation.
+constexpr FdpaParams nv(int block, int frac_bits, int zero_exp, int acc_frac_bits = -1) {
+  FdpaParams p;
+  p.block = block;
+  p.frac_bits = frac_bits;
+  p.zero_exp = zero_exp;
+  p.acc_frac_bits = acc_frac_bits;
+  return p;
+}
+
+// A chain of IEEE fma in the output format (fp64 MMA, fp32 MFMA, fp32-sequential).
+constexpr FdpaParams sequential(std::string_view nan) {
+  FdpaParams p;
+  p.structure = FdpaStructure::sequential;
+  p.c_in_block = false;  // not a fused block
+  p.out_rounding = Rounding{RoundingMode::rne};
+  p.nan = nan;
+  return p;
+}
+
+// AMD CDNA3 two-stage block [MS]: products fused with F = 24 (truncated), then the sum and C
+// aligned to max(E_s, e_c) with floor to 31 and 24 fraction bits, RNE into f32.
+constexpr FdpaParams cdna3(int block, int interleave, int c_drop_below) {
+  FdpaParams p;
+  p.block = block;
+  p.frac_bits = 24;
+  p.c_in_block = false;
+  p.late_c = true;
+  p.interleave = interleave;
+  p.group_align = AlignRounding::down;
+  p.late_sum_frac_bits = 31;
+  p.late_c_frac_bits = 24;
+  p.late_c_drop_below = c_drop_below;
+  p.late_align = AlignRounding::down;
+  p.product_overflow = true;
+  p.out_rounding = Rounding{RoundingMode::rne};
+  p.nan = "ieee";
+  return p;
+}
+
+// AMD CDNA1/CDNA2 [MS]: groups of `group` products, fp32 fma(a, b, 0), a balanced tree of fp32
+// additions, sum += group; CDNA2 flushes subnormal inputs and C to +0 and every result to 0.
+constexpr FdpaParams pairwise(int group, bool flush) {
+  FdpaParams p;
+  p.structure = FdpaStructure::pairwise;
+  p.c_in_block = false;  // not a fused block
+  p.block = group;
+  p.out_rounding = Rounding{RoundingMode::rne};
+  p.flush_subnormal_inputs = flush;
+  p.flushed_inputs_positive = flush;
+  p.flush_subnormal_outputs = flush;
+  p.nan = "ieee";
+  return p;
+}
+
+// Exact sum of `block` products (0: all) and C, one rounding to nearest even.
+constexpr FdpaParams exact(int block) {
+  FdpaParams p;
+  p.structure = FdpaStructure::exact;
+  p.c_in_block = false;  // not a fused block
+  p.block = block;
+  p.out_rounding = Rounding{RoundingMode::rne};
+  p.nan = "ieee";
+  return p;
+}
+
+using R = OutputRule;
+
+constexpr MatrixUnitEntry kEntries[] = {
+    // ---- NVIDIA (fused blocks) ----
+    {"volta", "f16", nv(4, 23, kNone), R::nvidia, "[FHMP], [KM]; dumps V100 fp16 (fp32 and fp16 out)"},
+    {"turing", "f16", nv(8, 24, kNone), R::nvidia, "[MS] nv.py (Turing F = 24; m16n8k8: L = 8)"},
+    {"ampere", "f16", nv(8, 24, -132), R::nvidia, "[KM]; dumps A100 fp16 (fp32 and fp16 out)"},
+    {"ampere", "bf16", nv(8, 24, -132), R::nvidia, "[KM]; dumps A100 bf16"},
+    {"ampere", "tf32", nv(4, 24, -132), R::nvidia, "[KM]; dumps A100 tf32"},
+    {"ampere", "f64", sequential("nvidia"), R::f64, "[MS] nv.py: fp64 mma (m8n8k4) = fma chain in k order"},
+    {"ada", "f16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)"},
+    {"ada", "bf16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)"},
+    {"ada", "tf32", nv(4, 24, -132), R::nvidia, "[MS] (as Ampere)"},
+    {"ada", "e4m3", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958)"},
+    {"ada", "e5m2", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator"},
+    {"ada", "f64", sequential("nvidia"), R::f64, "[MS] nv_ptx/isa_mma.py (Ada has Ampere's f64 mma) + nv.py: fma chain"},
+    {"hopper", "f16", nv(16, 25, -133), R::nvidia, "[KM]; dumps H100 fp16 (fp32 and fp16 out)"},
+    {"hopper", "bf16", nv(16, 25, -133), R::nvidia, "[KM]; dumps H100 bf16"},
+    {"hopper", "tf32", nv(8, 25, -133), R::nvidia, "[KM]; dumps H100 tf32"},
+    {"hopper", "e4m3", nv(32, 13, -133, 13), R::nvidia, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)"},
+    {"hopper", "e5m2", nv(32, 13, -133, 13), R::nvidia, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)"},
+    // wgmma: the whole k of the instruction in one block (k16 f16/bf16, k8 tf32, k32 fp8), F = 25
+    // and the e8m13 fp8 accumulator ([MS] nv.py WGMMASim); the same rows as `hopper`.
+    {"hopper-wgmma", "f16", nv(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
+    {"hopper-wgmma", "bf16", nv(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
+    {"hopper-wgmma", "tf32", nv(8, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
+    {"hopper-wgmma", "e4m3", nv(32, 13, -133, 13), R::nvidia, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
+    {"hopper-wgmma", "e5m2", nv(32, 13, -133, 13), R::nvidia, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
+    // mma.sync on sm_90: [MS] nv.py MMASim with arch Hopper: F = 25, the instruction's k fused
+    // in one block (no split, unlike Ampere/Ada); MMA-Sim lists f16/bf16 (m16n8k16), tf32
+    // (m16n8k8) and f64, no fp8 mma.sync for Hopper. zero_exp -133 as [KM]'s H100 model.
+    {"hopper-mma", "f16", nv(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "bf16", nv(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "tf32", nv(8, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k8 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "f64", sequential("nvidia"), R::f64, "[MS] nv.py + nv_ptx/isa_mma.py (sm_90 f64 mma = fma chain)"},
+    {"blackwell", "f16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
+    {"blackwell", "bf16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
+    {"blackwell", "tf32", nv(8, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
+    {"blackwell", "e4m3", nv(32, 25, -133), R::nvidia, "[MS] (B200 tcgen05: no 13-bit cut)"},
+    // ---- AMD CDNA1 (MI100). The sources disagree: cdna1 = [MS] simulator/amd.py (pairwise
+    // fp32 tree, the model of the paper's v1); cdna1-km = [KM] models/CDNA1.m (exact sum of
+    // 4 (f16) / 2 (bf16) products and C, then RNE; correct_rounding = 1), which MMA-Sim's newer
+    // mmasim/amd/sim.py also adopts (MMA_E_FDPA, L_max 4 / 2). ----
+    {"cdna1", "f16", pairwise(4, false), R::f32, "[MS] simulator/amd.py (group 4, pairwise_dot)"},
+    {"cdna1", "bf16", pairwise(2, false), R::f32, "[MS] simulator/amd.py (group 2, pairwise_dot)"},
+    {"cdna1", "f32", sequential("ieee"), R::f32, "[MS] simulator/amd.py (f32: fma chain)"},
+    {"cdna1-km", "f16", exact(4), R::f32, "[KM] CDNA1.m (fma 4, exact, rne); [MS] amd/sim.py MMA_E_FDPA(4)"},
+    {"cdna1-km", "bf16", exact(2), R::f32, "[KM] CDNA1.m (fma 2, exact, rne); [MS] amd/sim.py MMA_E_FDPA(2)"},
+    {"cdna1-km", "f32", sequential("ieee"), R::f32, "[KM] CDNA1.m note (fp32 = sequential FMAs)"},
+    // ---- AMD CDNA2 (MI200): pairwise with flushing ([MS] simulator/amd.py, ftz_mul_add.py;
+    // [KM] CDNA2.m pair_wise_sum = 1, in/out_subnormals = 0). bf16 without _1k: group 2;
+    // the v_mfma_*bf16_1k instructions: group 4 (preset cdna2-1k). ----
+    {"cdna2", "f16", pairwise(4, true), R::f32, "[MS] simulator/amd.py (group 4, flush), [KM] CDNA2.m"},
+    {"cdna2", "bf16", pairwise(2, true), R::f32, "[MS] simulator/amd.py (bf16 group 2, flush), [KM] CDNA2.m"},
+    {"cdna2", "f32", sequential("ieee"), R::f32, "[MS] simulator/amd.py (f32: fma chain)"},
+    {"cdna2", "f64", sequential("ieee"), R::f64, "[MS] amd/sim.py (f64: MMA_FMA chain)"},
+    {"cdna2-1k", "bf16", pairwise(4, true), R::f32, "[MS] simulator/amd.py (bf16 _1k: group 4, flush)"},
+    // ---- AMD CDNA3 (MI300): two-stage blocks ([MS] simulator/amd.py + functions.py
+    // amd_fused_dot_add; [KM] CDNA3.m: fma 8 / 4 / 16, neab 1 (F = 24), late_partial_sum,
+    // armode rd, odd_even_grouping for fp8). fp8 is FNUZ on MI300 (MMA-Sim's fp8 = float8_e4m3fnuz,
+    // bf8 = float8_e5m2fnuz); xf32 inputs are f32 truncated to tf32 (the caller's conversion). ----
+    {"cdna3", "f16", cdna3(8, 1, -1), R::f32, "[MS] amd.py/functions.py (group 8, F 24, late C 31/24), [KM] CDNA3.m"},
+    {"cdna3", "bf16", cdna3(8, 1, -1), R::f32, "[MS] amd.py/functions.py (group 8, F 24, late C 31/24), [KM] CDNA3.m"},
+    {"cdna3", "tf32", cdna3(4, 1, -1), R::f32, "[MS] amd.py (xf32: group 4, F 24, late C), [KM] CDNA3.m (fma 4)"},
+    {"cdna3", "e4m3fnuz", cdna3(16, 2, 25), R::f32, "[MS] functions.py (fp8: 16, even/odd groups, C dropped below max - 25), [KM] CDNA3.m"},
+    {"cdna3", "e5m2fnuz", cdna3(16, 2, 25), R::f32, "[MS] functions.py (bf8: 16, even/odd groups, C dropped below max - 25), [KM] CDNA3.m"},
+    {"cdna3", "f32", sequential("ieee"), R::f32, "[MS] simulator/amd.py (f32: fma chain)"},
+    {"cdna3", "f64", sequential("ieee"), R::f64, "[MS] amd/sim.py (f64: MMA_FMA chain)"},
+    // ---- reference units ----
+    // exact: a Kulisch accumulator, the exact sum of all products and C with one RNE ([KM]'s
+    // correct_rounding reference mode); fp32-sequential: an IEEE 754-2019 fusedMultiplyAdd chain
+    // in binary32 ([KM]: "fp32/fp64 correspond to sequential FMAs").
+    {"exact", "f64", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "f32", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "tf32", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "f16", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "bf16", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e4m3", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e5m2", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e4m3fnuz", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e5m2fnuz", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e3m2", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e2m3", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"exact", "e2m1", exact(0), R::any, "Kulisch: exact sum, one RNE"},
+    {"fp32-sequential", "f32", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "tf32", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "f16", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "bf16", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "e4m3", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "e5m2", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "e4m3fnuz", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+    {"fp32-sequential", "e5m2fnuz", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
+};
 
 std::string inputs_of(std::string_view preset) {
   std::string s;
@@ -62,33 +207,47 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
     known_preset = true;
     if (e.input == in.name) found = &e;
   }
+  const std::string name(preset), w(what);
   if (!known_preset) {
     std::string names;
-    for (const MatrixUnitEntry& e : kEntries)
-      if (names.find(std::string(e.preset)) == std::string::npos)
-        names += (names.empty() ? "" : ", ") + std::string(e.preset);
-    throw Error(std::string(what), "unknown matrix-unit preset '" + std::string(preset) +
-                                       "' (known: " + names + ")");
+    for (const MatrixUnitEntry& e : kEntries) {
+      const std::string n(e.preset);
+      if ((", " + names + ",").find(", " + n + ",") == std::string::npos)
+        names += (names.empty() ? "" : ", ") + n;
+    }
+    throw Error(w, "unknown matrix-unit preset '" + name + "' (known: " + names + ")");
   }
   if (!found)
-    throw Error(std::string(what), "preset " + std::string(preset) + " has no model for " +
-                                       in.name + " inputs (it has: " + inputs_of(preset) + ")");
-  FdpaParams p;
-  p.block = found->block;
-  p.frac_bits = found->frac_bits;
-  p.zero_exp = found->zero_exp;
-  if (out.name == "f32") {
-    p.out_rounding.mode = RoundingMode::rtz;
-    p.acc_frac_bits = found->fp32_acc_frac_bits;
-  } else if (out.name == "f16" || out.name == "bf16") {
-    if (found->fp32_acc_frac_bits >= 0)
-      throw Error(std::string(what), "no published model reproduces " + std::string(preset) +
-                                         " " + in.name + " inputs with " + out.name +
-                                         " output (see suites/matrix)");
-    p.out_rounding.mode = RoundingMode::rne;
-  } else {
-    throw Error(std::string(what), "matrix units write f32, f16 or bf16, not " + out.name);
+    throw Error(w, "preset " + name + " has no model for " + in.name + " inputs (it has: " +
+                       inputs_of(preset) + ")");
+  FdpaParams p = found->params;
+  switch (found->output) {
+    case OutputRule::nvidia:
+      if (out.name == "f32") {
+        p.out_rounding.mode = RoundingMode::rtz;
+      } else if (out.name == "f16" || out.name == "bf16") {
+        if (p.acc_frac_bits >= 0)
+          throw Error(w, "no published model reproduces " + name + " " + in.name +
+                             " inputs with " + out.name + " output (see suites/matrix)");
+        p.out_rounding.mode = RoundingMode::rne;
+      } else {
+        throw Error(w, "matrix units write f32, f16 or bf16, not " + out.name);
+      }
+      break;
+    case OutputRule::f32:
+    case OutputRule::f64: {
+      const char* want = found->output == OutputRule::f32 ? "f32" : "f64";
+      if (out.name != want)
+        throw Error(w, "preset " + name + " writes " + want + " results for " + in.name +
+                           " inputs, not " + out.name);
+      break;
+    }
+    case OutputRule::any: break;
   }
+  if ((p.structure == FdpaStructure::pairwise || p.structure == FdpaStructure::sequential) &&
+      !holds_exactly(in, out))
+    throw Error(w, "preset " + name + " computes in " + out.name + ", which cannot hold every " +
+                       in.name + " input exactly");
   return p;
 }
 

@@ -1,23 +1,47 @@
-// The fused dot-product-add family: how matrix units (tensor cores, matrix cores) compute
-// D = sum a_i * b_i + C. A unit is described by a few named parameters (after Khattak &
-// Mikaitis, arXiv 2512.07004, and MMA-Sim, Xie et al., arXiv 2511.10909), not by special cases:
+// The dot-product-add family: how matrix units (tensor cores, matrix cores) compute
+// D = sum a_i * b_i + C. A unit is described by named parameters (after Khattak & Mikaitis,
+// arXiv 2512.07004, and MMA-Sim, Xie et al., arXiv 2511.10909), not by special cases. One of
+// four structures, each fully described by the fields below:
 //
+// fused (NVIDIA tensor cores, AMD CDNA3), per block of `block` products:
 //   1. products exact: significands multiplied, kept in [1, 4) (not renormalised), exponent
-//      ea + eb (subnormal inputs keep the exponent emin and a significand below 1);
-//   2. E = the largest exponent over the block's terms (products and, when `c_in_block`, C);
+//      ea + eb (subnormal inputs keep the exponent emin and a significand below 1); optionally
+//      rounded to `product_bits` significant bits, and infinite when `product_overflow` and
+//      |a*b| >= 2^(out.emax + 1);
+//   2. the products are split into `interleave` groups by index (i mod interleave); in each
+//      group E = the largest exponent over its terms (products and, with `c_in_block`, C);
 //      zero terms count as `zero_exp`, so E >= zero_exp whenever a term is zero;
-//   3. every term is aligned to the unit 2^(E - F) and truncated toward zero (or rounded) to
-//      it, with no guard or sticky bits;
-//   4. the aligned integers are summed exactly and the sum is normalised and rounded once
-//      into the output: `out` with `out_rounding`, or first
-//      toward zero to `acc_frac_bits` fraction bits (Hopper's FP8 "e8m13" accumulator);
-//   5. K > L runs as a chain of blocks: each block's D is the next block's C.
+//   3. every term is aligned to the unit 2^(E - F) (F = `frac_bits`) and cut by `align`
+//      (truncated toward zero, no guard or sticky bits), and the group is summed exactly;
+//      with `carry_bits` >= 0 a group sum of 2^(E + 1 + carry_bits) or more keeps only its top
+//      F + 1 + carry_bits bits (cut toward zero);
+//   4. with interleave > 1 each group sum is cut by `group_align` to F fraction bits relative
+//      to the largest group exponent E_s, and the groups are added exactly;
+//   5. C: `c_in_block` (a term of step 2), else added exactly afterwards, or with `late_c`
+//      (two stage, AMD CDNA3): with E = max(E_s, e_c), the sum is cut by `late_align` to
+//      `late_sum_frac_bits` fraction bits relative to 2^E and C to `late_c_frac_bits`; C is
+//      dropped when e_c < E - `late_c_drop_below` (>= 0; -1: never); the two are added exactly;
+//   6. the result is rounded once into `out` with `out_rounding`, or first toward zero to
+//      `acc_frac_bits` fraction bits (Hopper's FP8 "e8m13" accumulator).
+// pairwise (AMD CDNA1/CDNA2 after MMA-Sim), per group of `block` products, in the format `out`
+//   with IEEE operations (apply_op, `out_rounding`): every product is fma(a, b, +0), the group
+//   is summed as a balanced tree (left half n/2, right half the rest, recursively) of
+//   additions, and sum = sum + group. With `flush_subnormal_outputs`, every one of these
+//   results that is subnormal becomes the zero of its sign (|x| < 2^emin).
+// sequential (fp32/fp64 paths): D = fma(a_k, b_k, ... fma(a_0, b_0, C)) in `out`.
+// exact (Kulisch): per `block` products (0: all of them) the exact sum of the products and C,
+//   rounded once into `out` with `out_rounding`.
+// In every structure K > block runs as a chain: each step's D is the next step's C.
+// Zeros (fused, exact): a step whose products and C are all zero gives the IEEE sign of an
+// exact zero sum (-0 only when all are -0, or mixed under `down`); a sum that cancels gives +0
+// (-0 under `down`). (K-M's and MMA-Sim's models return +0 in the first case: not measured.)
 #pragma once
 
 #include <climits>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fpconform/convert.hpp"
@@ -26,28 +50,62 @@
 
 namespace fpconform {
 
-// How each term is brought onto the grid 2^(E - F).
+// How a value is brought onto a coarser grid: toward zero, to nearest (ties to even) or toward
+// -inf (floor of the signed value).
 enum class AlignRounding : std::uint8_t { truncate, nearest_even, down };
 
+enum class FdpaStructure : std::uint8_t { fused, pairwise, sequential, exact };
+
 struct FdpaParams {
-  int block = 4;            // L: products fused per step
+  FdpaStructure structure = FdpaStructure::fused;
+  int block = 4;            // fused: L products per step; pairwise: group size; exact: products
+                            // per rounding (0: all); sequential: ignored
   int frac_bits = 23;       // F: fraction bits kept relative to 2^E
   AlignRounding align = AlignRounding::truncate;
   int zero_exp = INT_MIN;   // exponent given to zero terms (INT_MIN: zeros do not count)
-  bool c_in_block = true;   // C aligned and truncated with the products (else added after, RNE)
+  bool c_in_block = true;   // fused: C aligned and cut with the products (NVIDIA); else added
+                            // after the block: exactly, or two-stage when `late_c`. The other
+                            // structures ignore it; their presets set it false, so a fast path
+                            // that requires it never takes them.
+  bool late_c = false;      // fused, !c_in_block: the two-stage late C of step 5
   int acc_frac_bits = -1;   // >= 0: the block result is first cut (RZ) to this many fraction
                             // bits with the output's exponent range (e8m13: 13)
-  Rounding out_rounding{RoundingMode::rtz};  // the rounding of the block result into `out`
-  bool flush_subnormal_inputs = false;
-  bool flush_subnormal_outputs = false;
+  Rounding out_rounding{RoundingMode::rtz};  // the rounding of results into `out`
+  bool flush_subnormal_inputs = false;   // subnormal a, b (in `in`) and C (in `out`) read as 0
+  bool flushed_inputs_positive = false;  // ... as +0, -0 included (MMA-Sim's CDNA2), not a
+                                         // zero of their sign
+  bool flush_subnormal_outputs = false;  // fused/exact: FTZ of the result; pairwise: see above
+
+  // fused: interleaved groups (AMD CDNA3 fp8: 2)
+  int interleave = 1;
+  AlignRounding group_align = AlignRounding::down;
+  // fused, late_c (AMD CDNA3: 31, 24, -1 or 25 for fp8, down)
+  int late_sum_frac_bits = 31;
+  int late_c_frac_bits = 24;
+  int late_c_drop_below = -1;
+  AlignRounding late_align = AlignRounding::down;
+  // fused: products
+  bool product_overflow = false;  // |a*b| >= 2^(out.emax + 1) is an infinity (MMA-Sim CDNA3)
+  int product_bits = -1;          // >= 1: each product rounded to this many significant bits
+  AlignRounding product_rounding = AlignRounding::truncate;
+  int carry_bits = -1;            // >= 0: bits above 2^E the group adder keeps (see step 3)
+
+  // The NaN policy (nan_policy.hpp) of NaN results: its default NaN for the fused and exact
+  // structures (NaN inputs, inf * 0, inf - inf); the full policy in the pairwise and
+  // sequential structures, which go through apply_op.
+  std::string_view nan = "nvidia";
 };
 
-// One block (at most `block` products) or a chain of blocks over any K. a, b hold codes of
-// `in`, c and the result codes of `out`. Specials: a NaN input, inf * 0 or inf - inf give the
-// NVIDIA canonical NaN (positive, payload all ones); other infinities pass through. Throws
-// Error when a and b differ in length.
+// One step (a block, a group, or the whole chain for `sequential`) or a chain of steps over any
+// K. a, b hold codes of `in`, c and the result codes of `out`. Specials (fused, exact): a NaN
+// input, inf * 0 or inf - inf give the policy's default NaN; other infinities pass through.
+// Throws Error when a and b differ in length, when a parameter is out of range, or (pairwise,
+// sequential) when `in` has values `out` cannot hold exactly.
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c);
+
+// Every finite value of `in` is a value of `out` (precision, exponent range, subnormals).
+bool holds_exactly(const Format& in, const Format& out);
 
 }  // namespace fpconform

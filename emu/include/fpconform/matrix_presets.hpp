@@ -1,5 +1,6 @@
-// Matrix-unit presets: the FdpaParams of real units, per input format, each with its source.
-// A preset is data; `fdpa` is the one algorithm.
+// Matrix-unit presets: the FdpaParams of real units (and two reference units, `exact` and
+// `fp32-sequential`), per input format, each with its source. A preset is data; `fdpa` is the
+// one algorithm.
 #pragma once
 
 #include <span>
@@ -10,13 +11,20 @@
 
 namespace fpconform {
 
+// Which output formats an entry accepts, and how its results are rounded into them.
+enum class OutputRule : std::uint8_t {
+  nvidia,  // f32: RZ (and the entry's acc_frac_bits cut); f16, bf16: RNE (refused when the
+           // entry has an acc_frac_bits cut: no published model)
+  f32,     // f32 only, rounded as the entry's params say (AMD MFMA f32 destinations)
+  f64,     // f64 only (fp64 MMA / MFMA)
+  any,     // any output format, rounded as the entry's params say (exact)
+};
+
 struct MatrixUnitEntry {
   std::string_view preset;  // "hopper"
   std::string_view input;   // input format name as parse_format spells it: "f16", "e4m3", ...
-  int block;                // L
-  int frac_bits;            // F
-  int zero_exp;             // exponent of zero terms (INT_MIN: none measured)
-  int fp32_acc_frac_bits;   // fp32 output: first cut RZ to this many fraction bits (-1: none)
+  FdpaParams params;        // out_rounding is set by `output` for the nvidia rule
+  OutputRule output;
   std::string_view source;
 };
 
@@ -25,8 +33,9 @@ std::span<const MatrixUnitEntry> matrix_unit_entries();
 
 // The parameters of `preset` for inputs in `in` and results in `out`. NVIDIA units round fp32
 // results toward zero and fp16/bf16 results to nearest even (Fasi et al. 2021; Khattak &
-// Mikaitis). Throws Error naming `what` for an unknown preset, or an input format or output
-// format the preset has no measured model for (say which ones it has).
+// Mikaitis); AMD units write f32 (f64) rounded to nearest even (MMA-Sim). Throws Error naming
+// `what` for an unknown preset, or an input format or output format the preset has no measured
+// model for (say which ones it has).
 FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const Format& out,
                             std::string_view what = "--model");
 
