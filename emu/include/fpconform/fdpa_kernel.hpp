@@ -1,0 +1,50 @@
+// The fast path of the fused dot-product-add model, for GEMM-sized work: operands decoded once
+// into signed integer significands and exponents, each block's alignment and sum in 64-bit
+// integers (a loop the compiler vectorizes; AVX2 chosen at run time), and the output packed
+// directly for fp32 results rounded toward zero (with or without the e8m13 cut). Results are
+// identical to `fdpa` for every input; whatever the short path does not serve (NaN/inf
+// operands, all-zero blocks, subnormal or overflowing results, other outputs) goes to the
+// general code of that block.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fpconform/fdpa.hpp"
+
+namespace fpconform {
+
+// A vector of codes decoded for the kernel.
+struct DecodedOperands {
+  std::vector<std::int32_t> sig;   // signed significand (value = sig * 2^(lead - man_bits)); 0 = zero
+  std::vector<std::int32_t> lead;  // exponent of the leading bit position (emin for subnormals)
+  std::vector<std::uint64_t> codes;
+  bool special = false;            // a NaN or inf among them
+};
+
+class FdpaKernel {
+ public:
+  FdpaKernel(const FdpaParams& p, const Format& in, const Format& out);
+  // Whether the integer path applies to these parameters and formats (else dot = fdpa).
+  bool fast() const { return fast_; }
+  DecodedOperands decode(std::span<const std::uint64_t> codes) const;
+  // a . b + c over a[offset_a .. +k) and b[offset_b .. +k) (b may be strided for a column).
+  std::uint64_t dot(const DecodedOperands& a, std::size_t offset_a, const DecodedOperands& b,
+                    std::size_t offset_b, std::size_t stride_b, std::size_t k,
+                    std::uint64_t c) const;
+  std::uint64_t dot(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                    std::uint64_t c) const;
+
+ private:
+  std::uint64_t block(const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
+                      const std::int32_t* eb, std::size_t n, std::uint64_t c,
+                      const std::uint64_t* codes_a, const std::uint64_t* codes_b,
+                      std::size_t stride_b) const;
+  FdpaParams p_;
+  Format in_, out_;
+  bool fast_ = false;
+  bool pack_f32_rz_ = false;
+};
+
+}  // namespace fpconform
