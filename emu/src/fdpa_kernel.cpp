@@ -14,22 +14,40 @@ namespace {
 constexpr std::int32_t kZeroLead = -(1 << 20);  // a zero operand: never the block maximum
 
 // sum over i of sign(p_i) * trunc(|p_i| * 2^(lsb_i - u)), lsb_i = ea + eb - 2m: the aligned,
-// truncated products of one block. Compiled for AVX2 and the baseline; the loader picks.
-__attribute__((target_clones("avx2", "default"))) std::int64_t aligned_sum(
-    const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
-    const std::int32_t* eb, std::size_t n, std::int32_t shift0) {
-  std::int64_t sum = 0;
+// truncated products of one block, in T (int32 when the sum provably fits). Compiled for AVX2
+// and the baseline; the loader picks.
+template <class T>
+__attribute__((always_inline)) inline T aligned_sum_t(const std::int32_t* sa,
+                                                      const std::int32_t* ea,
+                                                      const std::int32_t* sb,
+                                                      const std::int32_t* eb, std::size_t n,
+                                                      std::int32_t shift0, std::int32_t bias) {
+  // sh = lsb - u <= bias (no product exceeds 2^E), so |p| << bias >> (bias - sh) is the
+  // truncated aligned product with one variable shift in one direction.
+  constexpr std::int32_t kBits = sizeof(T) * 8 - 1;
+  T sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t prod = static_cast<std::int64_t>(sa[i]) * sb[i];
-    const std::int64_t mag = prod < 0 ? -prod : prod;
-    const std::int32_t sh = ea[i] + eb[i] - shift0;
-    const std::int64_t left = mag << (sh > 0 ? (sh > 62 ? 62 : sh) : 0);
-    const std::int32_t rs = sh < 0 ? -sh : 0;
-    const std::int64_t right = rs > 62 ? 0 : mag >> rs;
-    const std::int64_t t = sh >= 0 ? left : right;
-    sum += prod < 0 ? -t : t;
+    const T prod = static_cast<T>(sa[i]) * static_cast<T>(sb[i]);
+    const T neg = prod >> kBits;              // 0 or -1
+    const T mag = (prod ^ neg) - neg;
+    std::int32_t rs = bias - (ea[i] + eb[i] - shift0);
+    rs = rs > kBits ? kBits : rs;
+    const T t = (mag << bias) >> rs;
+    sum += (t ^ neg) - neg;
   }
   return sum;
+}
+
+__attribute__((target_clones("avx2", "default"))) std::int64_t aligned_sum64(
+    const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
+    const std::int32_t* eb, std::size_t n, std::int32_t shift0, std::int32_t bias) {
+  return aligned_sum_t<std::int64_t>(sa, ea, sb, eb, n, shift0, bias);
+}
+
+__attribute__((target_clones("avx2", "default"))) std::int32_t aligned_sum32(
+    const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
+    const std::int32_t* eb, std::size_t n, std::int32_t shift0, std::int32_t bias) {
+  return aligned_sum_t<std::int32_t>(sa, ea, sb, eb, n, shift0, bias);
 }
 
 __attribute__((target_clones("avx2", "default"))) std::int32_t block_max(
@@ -57,7 +75,12 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
           p.c_in_block && !p.late_c && p.interleave == 1 && p.product_bits < 0 &&
           p.carry_bits < 0 && !p.product_overflow && !p.flush_subnormal_inputs &&
           in.width() <= 16 && in.precision() <= 12 && p.frac_bits <= 50 && p.block <= 64 &&
+          p.frac_bits >= 2 * in.man_bits &&
           out.precision() <= 53;
+  ieee_out_ = out.is_signed && out.subnormals && out.has_zero && out.inf == InfEncoding::ieee &&
+              out.nan == NanEncoding::ieee;
+  exp_all_ = (1ull << out.exp_bits) - 1;
+  sum32_ = 2 * in.precision() <= 30 && p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block + 1)) <= 30;
   pack_f32_rz_ = out.name == "f32" && p.out_rounding.mode == RoundingMode::rtz &&
                  !p.flush_subnormal_outputs && p.acc_frac_bits <= 23;
 }
@@ -93,8 +116,21 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
     one.block = static_cast<int>(n);
     return fdpa(one, in_, out_, av, bv, c);
   };
-  const ExactValue cv = fpconform::decode(c, out_);
-  if (cv.is_nan() || cv.is_inf()) return general();
+  // C: IEEE-style outputs decode with bit operations; others through decode().
+  ExactValue cv;
+  if (ieee_out_) {
+    const std::uint64_t field = (c >> out_.man_bits) & exp_all_;
+    const std::uint64_t frac = c & ((1ull << out_.man_bits) - 1);
+    const bool negative = (c & out_.sign_mask()) != 0;
+    if (field == exp_all_) return general();
+    if (field == 0 && frac == 0) cv = ExactValue::zero(negative);
+    else if (field == 0) cv = ExactValue::finite(negative, frac, 1 - out_.bias - out_.man_bits);
+    else cv = ExactValue::finite(negative, frac | (1ull << out_.man_bits),
+                                 static_cast<int>(field) - out_.bias - out_.man_bits);
+  } else {
+    cv = fpconform::decode(c, out_);
+    if (cv.is_nan() || cv.is_inf()) return general();
+  }
   bool any_zero = false;
   std::int32_t e = block_max(sa, ea, sb, eb, n, any_zero);
   std::int32_t c_lead = kZeroLead;
@@ -107,7 +143,10 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
   if (any_zero && p_.zero_exp != INT_MIN) e = std::max(e, p_.zero_exp);
   if (e <= kZeroLead) return general();  // every term zero: IEEE's zero sign rules
   const std::int32_t u = e - p_.frac_bits;
-  std::int64_t sum = aligned_sum(sa, ea, sb, eb, n, u + 2 * in_.man_bits);
+  // Each aligned product is below 2^(F + 2); int32 holds n of them plus C when that fits.
+  const std::int32_t bias = p_.frac_bits - 2 * in_.man_bits;
+  std::int64_t sum = sum32_ ? aligned_sum32(sa, ea, sb, eb, n, u + 2 * in_.man_bits, bias)
+                            : aligned_sum64(sa, ea, sb, eb, n, u + 2 * in_.man_bits, bias);
   if (cv.is_finite_nonzero()) {
     const std::int32_t sh = cv.exp - u;  // C's last bit relative to the unit
     const auto mag = static_cast<std::int64_t>(cv.sig);

@@ -45,6 +45,9 @@ class FdpaKernel {
   Format in_, out_;
   bool fast_ = false;
   bool pack_f32_rz_ = false;
+  bool sum32_ = false;  // the block sum fits int32
+  bool ieee_out_ = false;
+  std::uint64_t exp_all_ = 0;
 };
 
 }  // namespace fpconform
