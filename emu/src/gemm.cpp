@@ -6,6 +6,7 @@
 
 #include "fpconform/arith.hpp"
 #include "fpconform/error.hpp"
+#include "fpconform/fdpa_kernel.hpp"
 
 namespace fpconform {
 
@@ -23,30 +24,39 @@ std::uint64_t ieee(Op op, const Format& f, std::uint64_t a, std::uint64_t b, std
   return apply_op(op, f, ops, o).bits;
 }
 
+// The operands decoded once for the kernel: A by rows, B by columns (transposed), so every
+// dot product reads contiguous memory.
+struct Prepared {
+  FdpaKernel kernel;
+  DecodedOperands a, bt;
+  int k = 0;
+  Prepared(const GemmOptions& o, const Matrix& a_in, const Matrix& b_in)
+      : kernel(o.unit, a_in.format, o.acc), k(a_in.cols) {
+    a = kernel.decode(a_in.codes);
+    std::vector<std::uint64_t> t(b_in.codes.size());
+    for (int r = 0; r < b_in.rows; ++r)
+      for (int c = 0; c < b_in.cols; ++c)
+        t[static_cast<std::size_t>(c) * b_in.rows + r] = b_in.at(r, c);
+    bt = kernel.decode(t);
+  }
+  std::uint64_t dot(int row, int col, int k0, int k1, std::uint64_t start) const {
+    return kernel.dot(a, static_cast<std::size_t>(row) * k + k0, bt,
+                      static_cast<std::size_t>(col) * k + k0, 1, static_cast<std::size_t>(k1 - k0),
+                      start);
+  }
+};
+
 // One output element over products k in [k0, k1) of row `row` and column `col`, starting from
 // the accumulator value `start` (a code of o.acc, or of f32 under promotion).
-std::uint64_t element(const GemmOptions& o, const Matrix& a, const Matrix& b, int row, int col,
-                      int k0, int k1, std::uint64_t start) {
-  std::vector<std::uint64_t> av, bv;
-  auto load = [&](int from, int to) {
-    av.clear();
-    bv.clear();
-    for (int k = from; k < to; ++k) {
-      av.push_back(a.at(row, k));
-      bv.push_back(b.at(k, col));
-    }
-  };
-  if (o.promote_every <= 0) {
-    load(k0, k1);
-    return fdpa(o.unit, a.format, o.acc, av, bv, start);
-  }
+std::uint64_t element(const GemmOptions& o, const Prepared& pr, const Matrix& a, const Matrix& b,
+                      int row, int col, int k0, int k1, std::uint64_t start) {
+  if (o.promote_every <= 0) return pr.dot(row, col, k0, k1, start);
   const Format& f = f32();
   std::uint64_t acc32 = start;
   const int groups_per_row = (a.cols + o.promote_every - 1) / o.promote_every;
   for (int g0 = k0; g0 < k1; g0 += o.promote_every) {
     const int g1 = std::min(k1, g0 + o.promote_every);
-    load(g0, g1);
-    const std::uint64_t partial = fdpa(o.unit, a.format, o.acc, av, bv, 0);
+    const std::uint64_t partial = pr.dot(row, col, g0, g1, 0);
     const std::uint64_t partial32 =
         convert(partial, o.acc, f, Rounding{}).bits;  // exact for f32/f16/bf16 accumulators
     std::uint64_t s = 0x3F800000;  // 1.0
@@ -94,6 +104,7 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
     }
   }
   const Format& acc_format = promote ? f32() : o.acc;
+  const Prepared pr(o, a, b);
   Matrix d{a.rows, b.cols, o.out, {}};
   d.codes.resize(static_cast<std::size_t>(a.rows) * b.cols);
   const int k = a.cols;
@@ -103,13 +114,13 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
       if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
       std::uint64_t value;
       if (o.split_k == 1) {
-        value = element(o, a, b, i, j, 0, k, start);
+        value = element(o, pr, a, b, i, j, 0, k, start);
       } else {
         std::vector<std::uint64_t> parts;
         for (int s = 0; s < o.split_k; ++s) {
           const int k0 = static_cast<int>(static_cast<long long>(k) * s / o.split_k);
           const int k1 = static_cast<int>(static_cast<long long>(k) * (s + 1) / o.split_k);
-          parts.push_back(element(o, a, b, i, j, k0, k1, 0));
+          parts.push_back(element(o, pr, a, b, i, j, k0, k1, 0));
         }
         if (o.reduction == SplitReduction::sequential) {
           value = start;
