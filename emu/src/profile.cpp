@@ -122,7 +122,7 @@ std::vector<ConversionRule> nvidia_rules() {
     r.modes = kRne;
     r.sats = {S::finite, S::none};
     r.default_sat = S::finite;  // the __nv_fp8_e4m3 / __nv_fp8_e5m2 constructors
-    r.nan = NanPolicy::ieee;    // NaN keeps its sign; e5m2 keeps payload bit 50
+    r.nan = NanConversion::ieee;    // NaN keeps its sign; e5m2 keeps payload bit 50
     v.push_back(r);
   }
   {
@@ -131,7 +131,7 @@ std::vector<ConversionRule> nvidia_rules() {
     r.modes = kRne;
     r.sats = {S::finite, S::none};
     r.default_sat = S::finite;
-    r.nan = NanPolicy::ones_positive;  // NaN is replaced by 0x7FFFFFFF before rounding
+    r.nan = NanConversion::ones_positive;  // NaN is replaced by 0x7FFFFFFF before rounding
     v.push_back(r);
   }
   {
@@ -159,7 +159,7 @@ std::vector<ConversionRule> nvidia_rules() {
                                   "cuda_bf16.hpp)");
     r.modes = kRne;
     r.sats = {S::none};
-    r.nan = NanPolicy::ones_positive;
+    r.nan = NanConversion::ones_positive;
     v.push_back(r);
   }
   {
@@ -167,28 +167,28 @@ std::vector<ConversionRule> nvidia_rules() {
                             "__nv_cvt_fp6_to_halfraw, __nv_cvt_fp4_to_halfraw");
     r.modes = kDirected4;
     r.sats = {S::none};
-    r.nan = NanPolicy::ones_positive;  // 0x7FFF
+    r.nan = NanConversion::ones_positive;  // 0x7FFF
     v.push_back(r);
   }
   {
     auto r = rule(kBf16, {}, "__float2bfloat16_rn / _rz / _rd / _ru, __nv_cvt_e8m0_to_bf16raw");
     r.modes = kDirected4;
     r.sats = {S::none};
-    r.nan = NanPolicy::ones_positive;  // 0x7FFF
+    r.nan = NanConversion::ones_positive;  // 0x7FFF
     v.push_back(r);
   }
   {
     auto r = rule(kF32, kF16, "__half2float (cuda_fp16.hpp)");
     r.modes = kRne;
     r.sats = {S::none};
-    r.nan = NanPolicy::ones_positive;  // 0x7FFFFFFF
+    r.nan = NanConversion::ones_positive;  // 0x7FFFFFFF
     v.push_back(r);
   }
   {
     auto r = rule(kF32, kBf16, "__bfloat162float (cuda_bf16.hpp: a bit shift)");
     r.modes = kRne;
     r.sats = {S::none};
-    r.nan = NanPolicy::raw_truncate;  // a signaling NaN stays signaling
+    r.nan = NanConversion::raw_truncate;  // a signaling NaN stays signaling
     v.push_back(r);
   }
   {
@@ -196,7 +196,7 @@ std::vector<ConversionRule> nvidia_rules() {
                           "through half/float (NaN -> canonical 0x7FFF...)");
     r.modes = kRne;
     r.sats = {S::none};
-    r.nan = NanPolicy::ones_positive;
+    r.nan = NanConversion::ones_positive;
     v.push_back(r);
   }
   return v;
@@ -214,12 +214,12 @@ std::vector<ConversionRule> ml_dtypes_rules() {
   };
   {
     auto r = base(kF16, kF32F64, "numpy float32/float64 -> float16 (npy_floatbits_to_halfbits)");
-    r.nan = NanPolicy::raw_truncate;
+    r.nan = NanConversion::raw_truncate;
     v.push_back(r);
   }
   {
     auto r = base(kF32F64, kF16, "numpy float16 -> float32/float64 (npy_halfbits_to_floatbits)");
-    r.nan = NanPolicy::raw_truncate;  // a signaling NaN stays signaling
+    r.nan = NanConversion::raw_truncate;  // a signaling NaN stays signaling
     v.push_back(r);
   }
   {
@@ -228,7 +228,7 @@ std::vector<ConversionRule> ml_dtypes_rules() {
   }
   {
     auto r = base(kF32, kBf16, "Eigen::bfloat16 -> float (bit shift)");
-    r.nan = NanPolicy::raw_truncate;  // a signaling NaN stays signaling
+    r.nan = NanConversion::raw_truncate;  // a signaling NaN stays signaling
     v.push_back(r);
   }
   {
@@ -238,7 +238,7 @@ std::vector<ConversionRule> ml_dtypes_rules() {
   {
     auto r = base(kE8m0, {}, "float8_e8m0fnu ConvertImpl (through float32)");
     r.via_f32 = true;
-    r.nan = NanPolicy::quiet_signed;
+    r.nan = NanConversion::quiet_signed;
     r.zero_to_nan = true;
     r.m0_significand_ties = true;
     r.note = "0 -> NaN; ties round up; (2^-127, 2^-126) -> 2^-126";
@@ -254,7 +254,7 @@ std::vector<ConversionRule> ml_dtypes_rules() {
   {
     auto r = base({}, {}, "ml_dtypes ConvertImpl (float64 through float32)");
     r.via_f32 = true;
-    r.nan = NanPolicy::quiet_signed;
+    r.nan = NanConversion::quiet_signed;
     v.push_back(r);
   }
   return v;
@@ -279,14 +279,14 @@ std::vector<ConversionRule> torch_rules(bool saturating_e4m3) {
   }
   {
     auto r = base(kF32, kBf16, "c10::BFloat16 -> float (bit shift)");
-    r.nan = NanPolicy::raw_truncate;  // a signaling NaN stays signaling
+    r.nan = NanConversion::raw_truncate;  // a signaling NaN stays signaling
     v.push_back(r);
   }
   {
     auto r = base(kF32, single_nan, "fnuz / e8m0 -> float (NaN: 0x7F800001)");
     r.nan_in_payload = kPayloadLsbF32;
     r.nan_in_signaling = true;
-    r.nan = NanPolicy::raw_truncate;
+    r.nan = NanConversion::raw_truncate;
     v.push_back(r);
   }
   {
@@ -303,12 +303,12 @@ std::vector<ConversionRule> torch_rules(bool saturating_e4m3) {
   {
     auto r = base(kBf16, kF32F64, "c10::BFloat16 from float (vectorised cvtfp32_bf16)");
     r.via_f32 = true;
-    r.nan = NanPolicy::ones_negative;  // 0xFFFF
+    r.nan = NanConversion::ones_negative;  // 0xFFFF
     v.push_back(r);
   }
   {
     auto r = base(kBf16, {}, "c10::BFloat16(float) (round_to_nearest_even)");
-    r.nan = NanPolicy::quiet_positive;  // 0x7FC0
+    r.nan = NanConversion::quiet_positive;  // 0x7FC0
     v.push_back(r);
   }
   {
@@ -323,7 +323,7 @@ std::vector<ConversionRule> torch_rules(bool saturating_e4m3) {
   {
     auto r = base({"e5m2"}, {}, "c10::Float8_e5m2 (fp8e5m2_from_fp32_value)");
     r.via_f32 = true;
-    r.nan = NanPolicy::ones_signed;  // 0x7F / 0xFF
+    r.nan = NanConversion::ones_signed;  // 0x7F / 0xFF
     v.push_back(r);
   }
   {
@@ -651,13 +651,13 @@ Rounded convert_with_profile(std::uint64_t bits, const Format& from, const Forma
       }
     } else {
       switch (rule.nan) {
-        case NanPolicy::ieee:
-        case NanPolicy::raw_truncate: break;
-        case NanPolicy::quiet_signed: x = ExactValue::quiet_nan(x.negative, 0); break;
-        case NanPolicy::ones_positive: x = ExactValue::quiet_nan(false, ~0ull); break;
-        case NanPolicy::ones_signed: x = ExactValue::quiet_nan(x.negative, ~0ull); break;
-        case NanPolicy::ones_negative: x = ExactValue::quiet_nan(true, ~0ull); break;
-        case NanPolicy::quiet_positive: x = ExactValue::quiet_nan(false, 0); break;
+        case NanConversion::ieee:
+        case NanConversion::raw_truncate: break;
+        case NanConversion::quiet_signed: x = ExactValue::quiet_nan(x.negative, 0); break;
+        case NanConversion::ones_positive: x = ExactValue::quiet_nan(false, ~0ull); break;
+        case NanConversion::ones_signed: x = ExactValue::quiet_nan(x.negative, ~0ull); break;
+        case NanConversion::ones_negative: x = ExactValue::quiet_nan(true, ~0ull); break;
+        case NanConversion::quiet_positive: x = ExactValue::quiet_nan(false, 0); break;
       }
     }
   }
@@ -686,7 +686,7 @@ Rounded convert_with_profile(std::uint64_t bits, const Format& from, const Forma
     out = round_to_format(x, to, r);
   }
 
-  if (rule.nan == NanPolicy::raw_truncate && signaling && to.nan == NanEncoding::ieee &&
+  if (rule.nan == NanConversion::raw_truncate && signaling && to.nan == NanEncoding::ieee &&
       to.is_nan_code(out.bits)) {
     const std::uint64_t q = to.quiet_bit();
     out.bits &= ~q;

@@ -1,9 +1,11 @@
 // fpconform gen|ver|eval FUNCTION, with TestFloat's options (-rnear_even, -level 2, -n N,
-// -seed S, -tininessbefore, ...; main rewrites them to the long forms).
+// -seed S, -tininessbefore, -exact, ...; main rewrites them to the long forms); and the one-off
+// `eval OP --format FMT A B [C]`.
 #include <cstdio>
 #include <memory>
 
 #include "commands.hpp"
+#include "eval_once.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/testfloat/run.hpp"
 #include "options.hpp"
@@ -17,9 +19,15 @@ struct TestFloatArgs {
   RoundingOptionSet rounding;
   int level = 1;
   std::uint64_t n = 0, seed = 1;
-  bool exhaustive = false, exact_nan = false;
-  std::string file;
+  bool exhaustive = false, exact_nan = false, exact_int = true;
+  std::string file, nan;
   CLI::Option* file_opt = nullptr;
+  CLI::Option* nan_opt = nullptr;
+  CLI::Option* exact_opt = nullptr;
+  // eval only: a one-off evaluation.
+  std::string format;
+  CLI::Option* format_opt = nullptr;
+  std::vector<std::string> operands;
 };
 
 std::string function_help() {
@@ -31,6 +39,8 @@ std::string function_help() {
 testfloat::Options options_of(const TestFloatArgs& a) {
   testfloat::OptionText t = a.rounding.text();
   t.exact_nan = a.exact_nan;
+  if (a.nan_opt->count()) t.nan = a.nan;
+  if (a.exact_opt->count()) t.exact_int = a.exact_int;
   return testfloat::make_options(t);
 }
 
@@ -51,11 +61,18 @@ CLI::App* add_common(CLI::App& app, const char* name, const char* help, TestFloa
   auto* sub = app.add_subcommand(name, help);
   sub->footer(
       "TestFloat's spellings work too: -rnear_even -rnear_maxMag -rminMag -rmin -rmax -rodd,\n"
-      "-tininessbefore -tininessafter, -level N, -seed S, -n N, -checkNaNs (= --exact-nan).\n"
-      "Lines: operand(s) result flags, upper-case hex padded to each format's width; flags are\n"
-      "TestFloat's mask (invalid 10, infinite 08, overflow 04, underflow 02, inexact 01).");
+      "-tininessbefore -tininessafter, -level N, -seed S, -n N, -checkNaNs (= --exact-nan),\n"
+      "-exact -notexact.\n"
+      "Lines: operand(s) result flags, upper-case hex padded to each format's width (a\n"
+      "comparison's result is one digit, 0 or 1); flags are TestFloat's mask (invalid 10,\n"
+      "infinite 08, overflow 04, underflow 02, inexact 01).");
   sub->add_option("FUNCTION", a.function, function_help())->required();
   a.rounding.add_to(sub, true);
+  a.nan_opt = sub->add_option("--nan", a.nan,
+                              "Operations: which NaN a NaN result is: ieee (default), x86, "
+                              "arm-default-nan, riscv, nvidia");
+  a.exact_opt = sub->add_flag("--exact,!--notexact", a.exact_int,
+                              "roundToInt raises inexact (default; TestFloat -exact / -notexact)");
   return sub;
 }
 
@@ -72,7 +89,9 @@ void add_testfloat_commands(CLI::App& app, std::vector<Command>& commands) {
     sub->add_option("-n", a->n, "Number of cases (default 100000 at level 1, 1000000 at 2; "
                                 "the pattern set is always complete)");
     sub->add_option("--seed", a->seed, "Seed of the random cases")->capture_default_str();
-    sub->add_flag("--exhaustive", a->exhaustive, "Every operand code (at most 32 bits)");
+    sub->add_flag("--exhaustive", a->exhaustive,
+                  "Every operand code (at most 32 operand bits: pairs of 16-bit codes, "
+                  "triples of 8-bit ones)");
     commands.push_back({sub, [a] {
                           const auto fn = testfloat::parse_function(a->function);
                           const testfloat::Options o = options_of(*a);
@@ -108,11 +127,40 @@ void add_testfloat_commands(CLI::App& app, std::vector<Command>& commands) {
   {
     auto a = std::make_shared<TestFloatArgs>();
     auto* sub = add_common(app, "eval",
-                           "Read operand lines and write complete lines with emu's results", *a);
+                           "Read operand lines and write complete lines with emu's results;\n"
+                           "or evaluate once: eval OP --format FMT A B [C] (e.g. eval mulAdd "
+                           "--format e4m3 1.5 2 0x01)",
+                           *a);
     a->file_opt = sub->add_option("--file", a->file, "Read lines from this file (default stdin)");
+    a->format_opt = sub->add_option("--format", a->format,
+                                    "One-off: the format of the operands; FUNCTION is then an "
+                                    "operation (add, mulAdd, lt_quiet, ...)");
+    sub->add_option("OPERAND", a->operands,
+                    "One-off: operands, numbers (1.5, -0x1p-3, inf, nan) rounded to the format "
+                    "or 0x<hex> raw codes");
     commands.push_back({sub, [a] {
-                          const auto fn = testfloat::parse_function(a->function);
                           const testfloat::Options o = options_of(*a);
+                          if (a->format_opt->count() || !a->operands.empty()) {
+                            if (a->file_opt->count())
+                              throw Error("--file", "not with operands on the command line");
+                            if (!a->format_opt->count() && find_op(a->function))
+                              throw Error("--format", "needed with operation '" + a->function +
+                                                          "' (e.g. eval " + a->function +
+                                                          " --format bf16 ...), or name a "
+                                                          "function such as bf16_" + a->function);
+                            const auto fn =
+                                a->format_opt->count()
+                                    ? testfloat::make_operation(
+                                          testfloat::parse_op(a->function, "OP"),
+                                          parse_format(a->format, "--format"))
+                                    : testfloat::parse_function(a->function);
+                            const EvalOnceOutput out = eval_once(*fn, o, a->operands);
+                            for (const auto& n : out.notes)
+                              std::fprintf(stderr, "fpconform: %s\n", n.c_str());
+                            for (const auto& l : out.lines) std::printf("%s\n", l.c_str());
+                            return 0;
+                          }
+                          const auto fn = testfloat::parse_function(a->function);
                           Input in(*a);
                           testfloat::run_eval(*fn, o, in.f, stdout);
                           return 0;

@@ -27,7 +27,7 @@ struct UserOptions {
 // ---- the quirks a rule can name ----
 
 // What a NaN input comes out as, in a target that has a NaN.
-enum class NanPolicy : std::uint8_t {
+enum class NanConversion : std::uint8_t {
   ieee,           // SEMANTICS.md: sign kept, payload moved left-aligned, quiet bit set
   quiet_signed,   // quiet NaN with the input's sign, payload dropped (Eigen, ml_dtypes)
   ones_positive,  // +NaN with every payload bit set (NVIDIA host code: f16 0x7FFF, e4m3 0x7F)
@@ -71,7 +71,7 @@ struct ConversionRule {
   // Sources other than f32 are first rounded to f32 (RNE, IEEE), then converted: a double
   // rounding for f64 (ml_dtypes, PyTorch: their types are constructed from float).
   bool via_f32 = false;
-  NanPolicy nan = NanPolicy::ieee;
+  NanConversion nan = NanConversion::ieee;
   NanToFinite nan_to_finite = NanToFinite::zero;
   // A NaN read from a format whose NaN is the code 1000...0 (fnuz) is negative: its sign bit is
   // set (ml_dtypes: fnuz NaN -> f32 0xFFC00000, -> fp6 +0).

@@ -5,8 +5,8 @@
 // and, for every chosen target code, the source codes around the code's value, the midpoint
 // to its successor (the tie) and, past max finite, the overflow threshold.
 #include <algorithm>
-#include <unordered_set>
 
+#include "codes.hpp"
 #include "fpconform/convert.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/reference/oracle.hpp"
@@ -16,6 +16,9 @@
 namespace fpconform::testfloat {
 
 namespace {
+
+using detail::CodeSet;
+using detail::low_mask;
 
 // A non-negative dyadic value sig * 2^exp (sig may be 0).
 struct Dyadic {
@@ -35,23 +38,6 @@ Dyadic midpoint(const Dyadic& a, const Dyadic& b) {
   // Adjacent codes differ in exponent by at most one: the shifts are tiny.
   return {(a.sig << (a.exp - e)) + (b.sig << (b.exp - e)), e - 1};
 }
-
-class CodeSet {
- public:
-  explicit CodeSet(std::uint64_t mask) : mask_(mask) {}
-  void add(std::uint64_t c) {
-    c &= mask_;
-    if (seen_.insert(c).second) codes_.push_back(c);
-  }
-  std::vector<std::uint64_t>& codes() { return codes_; }
-
- private:
-  std::uint64_t mask_;
-  std::unordered_set<std::uint64_t> seen_;
-  std::vector<std::uint64_t> codes_;
-};
-
-std::uint64_t low_mask(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
 class Conversion final : public Function {
  public:
@@ -77,52 +63,28 @@ class Conversion final : public Function {
   void random_case(Rng& rng, int level, std::uint64_t* ops) const override;
 
  private:
-  void add_specials(CodeSet& set) const;
   void add_structured(CodeSet& set, int level) const;
   void add_target_points(CodeSet& set, int level) const;
   std::vector<std::uint64_t> target_codes(int level) const;
   // The source magnitude code at or below |v| (saturating at max finite; the smallest code for
   // values below the smallest).
   std::uint64_t source_code_below(const Dyadic& v) const;
-  std::vector<std::uint64_t> signs() const {
-    return from_.is_signed ? std::vector<std::uint64_t>{0, from_.sign_mask()}
-                           : std::vector<std::uint64_t>{0};
-  }
+  std::vector<std::uint64_t> signs() const { return detail::sign_codes(from_); }
 
   Format from_, to_;
 };
-
-void Conversion::add_specials(CodeSet& set) const {
-  const Format& s = from_;
-  for (std::uint64_t sign : signs()) {
-    if (s.has_zero) set.add(sign);
-    if (s.has_inf()) set.add(s.inf_code(sign != 0));
-    if (s.has_nan()) set.add(s.nan_code(sign != 0));
-    if (s.nan == NanEncoding::ieee) {
-      const std::uint64_t e = low_mask(s.exp_bits) << s.man_bits;
-      const std::uint64_t q = s.quiet_bit();
-      const std::uint64_t frac = low_mask(s.man_bits);
-      for (std::uint64_t t : {q | 1, frac, q | (q >> 1), std::uint64_t{1}, q - 1, q >> 1})
-        if ((t & frac) != 0) set.add(sign | e | (t & frac));
-    }
-  }
-}
 
 void Conversion::add_structured(CodeSet& set, int level) const {
   const Format& s = from_;
   const Format& t = to_;
   const int m = s.man_bits;
-  const std::int64_t max_field = static_cast<std::int64_t>(low_mask(s.exp_bits));
+  const std::int64_t max_field = detail::max_exponent_field(s);
   const std::uint64_t all = low_mask(m);
 
-  std::vector<std::int64_t> fields;
+  std::vector<std::int64_t> fields = detail::base_exponent_fields(s);
   auto add_field = [&](std::int64_t f) {
-    if (f >= 0 && f <= max_field && std::find(fields.begin(), fields.end(), f) == fields.end())
-      fields.push_back(f);
+    if (f >= 0 && f <= max_field) detail::add_unique(fields, f);
   };
-  for (std::int64_t f : {0, 1, 2, 3}) add_field(f);
-  for (std::int64_t d = -2; d <= 2; ++d) add_field(s.bias + d);
-  for (std::int64_t d = 2; d >= 0; --d) add_field(max_field - d);
   // Where the target's range ends, its normals begin, and its subnormals run out.
   const int temin = t.emin(), temax = t.emax();
   std::vector<std::int64_t> window;
@@ -138,35 +100,12 @@ void Conversion::add_structured(CodeSet& set, int level) const {
   }
 
   // Significand patterns that do not depend on the exponent.
-  std::vector<std::uint64_t> general;
-  auto add_general = [&](std::uint64_t v) {
-    v &= all;
-    if (std::find(general.begin(), general.end(), v) == general.end()) general.push_back(v);
-  };
-  if (m > 0) {
-    const std::uint64_t top = 1ull << (m - 1);
-    for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3},
-                            top, top | 1, top | (top >> 1), all, all - 1, all >> 1,
-                            std::uint64_t{0x5555555555555555}, std::uint64_t{0xAAAAAAAAAAAAAAAA}})
-      add_general(v);
-    if (level >= 2)
-      for (int i = 0; i < m; ++i) {
-        add_general(1ull << i);
-        add_general(low_mask(i));
-        add_general(all & ~low_mask(i));
-        add_general((1ull << i) | 1);
-      }
-  } else {
-    general.push_back(0);
-  }
+  const std::vector<std::uint64_t> general = detail::significand_patterns(m, level);
 
   const std::uint64_t tmax_frac = t.max_finite_code() & low_mask(t.man_bits);
   for (std::int64_t field : fields) {
     std::vector<std::uint64_t> sigs = general;
-    auto add_sig = [&](std::uint64_t v) {
-      v &= all;
-      if (std::find(sigs.begin(), sigs.end(), v) == sigs.end()) sigs.push_back(v);
-    };
+    auto add_sig = [&](std::uint64_t v) { detail::add_unique(sigs, v & all); };
     // Ties of the target's precision at this exponent (normal source codes only).
     if (field >= s.min_normal_field() && m > 0) {
       const std::int64_t e = field - s.bias;
@@ -271,7 +210,7 @@ void Conversion::add_target_points(CodeSet& set, int level) const {
 
 std::vector<Operands> Conversion::patterns(int level) const {
   CodeSet set(from_.code_mask());
-  add_specials(set);
+  detail::add_special_codes(set, from_);
   if (from_.width() <= (level >= 2 ? 16 : 8)) {
     for (std::uint64_t c = 0; c <= from_.code_mask(); ++c) set.add(c);
   } else {

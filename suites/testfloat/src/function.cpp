@@ -46,6 +46,7 @@ std::vector<FunctionFamily>& registry() {
       return nullptr;
     };
     v.push_back(std::move(conv));
+    v.push_back(operation_family());
     return v;
   }();
   return r;
@@ -69,6 +70,8 @@ Options make_options(const OptionText& t) {
   if (t.ftz) o.rounding.ftz = *(o.user.ftz = *t.ftz);
   if (t.daz) o.rounding.daz = *(o.user.daz = *t.daz);
   o.exact_nan = t.exact_nan;
+  if (t.nan) o.nan = &find_nan_policy(*t.nan, "--nan");
+  if (t.exact_int) o.exact_int = *t.exact_int;
   if (t.profile) o.profile = &find_profile(*t.profile, "--profile");
   const bool stochastic = is_stochastic(o.rounding.mode);
   if (t.sr_bits) {

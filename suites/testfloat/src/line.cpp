@@ -14,6 +14,10 @@ int hex_value(char c) {
   return -1;
 }
 
+std::string count_of(int n, const char* unit) {
+  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
+}
+
 std::string field_names(const Signature& sig) {
   std::string s = sig.arity() == 1 ? "operand" : "";
   if (sig.arity() > 1)
@@ -22,6 +26,21 @@ std::string field_names(const Signature& sig) {
 }
 
 }  // namespace
+
+const Format& bool_format() {
+  static const Format f = [] {
+    Format b;
+    b.name = "bool";
+    b.exp_bits = 0;
+    b.man_bits = 1;
+    b.is_signed = false;
+    b.subnormals = false;
+    b.inf = InfEncoding::none;
+    b.nan = NanEncoding::none;
+    return b;
+  }();
+  return f;
+}
 
 char* put_hex(char* out, std::uint64_t v, int digits) {
   for (int i = digits - 1; i >= 0; --i) {
@@ -42,9 +61,9 @@ bool parse_hex_field(std::string_view field, int digits, int bits, std::uint64_t
   std::string quoted(1, '\'');  // built by appending: GCC 12 warns (-Wrestrict) on "'" + s
   quoted.append(field).push_back('\'');
   if (static_cast<int>(field.size()) != digits) {
-    error = quoted + ": expected " + std::to_string(digits) + " hex digits";
+    error = quoted + ": expected " + count_of(digits, "hex digit");
     if (!format_name.empty())
-      error += " for " + std::string(format_name) + " (" + std::to_string(bits) + " bits)";
+      error += " for " + std::string(format_name) + " (" + count_of(bits, "bit") + ")";
     error += ", got " + std::to_string(field.size());
     return false;
   }
@@ -58,7 +77,7 @@ bool parse_hex_field(std::string_view field, int digits, int bits, std::uint64_t
     v = (v << 4) | static_cast<std::uint64_t>(d);
   }
   if (bits < 64 && (v >> bits) != 0) {
-    error = quoted + ": does not fit in " + std::to_string(bits) + " bits";
+    error = quoted + ": does not fit in " + count_of(bits, "bit");
     if (!format_name.empty()) error += " (" + std::string(format_name) + ")";
     return false;
   }
@@ -96,7 +115,7 @@ std::string parse_line(std::string_view text, const Signature& sig, LineKind kin
   }
   out.has_result = complete;
   if (!complete) return {};
-  if (!parse_hex_field(fields[n], sig.result.hex_digits(), sig.result.width(), out.result, error,
+  if (!parse_hex_field(fields[n], sig.result_hex_digits(), sig.result.width(), out.result, error,
                        sig.result.name))
     return "field " + std::to_string(n + 1) + " (result) " + error;
   std::uint64_t flags = 0;
@@ -110,7 +129,7 @@ std::string parse_line(std::string_view text, const Signature& sig, LineKind kin
 }
 
 std::size_t format_capacity(const Signature& sig) {
-  std::size_t c = static_cast<std::size_t>(sig.result.hex_digits() + 1 + kFlagDigits);
+  std::size_t c = static_cast<std::size_t>(sig.result_hex_digits() + 1 + kFlagDigits);
   for (const auto& f : sig.operands) c += static_cast<std::size_t>(f.hex_digits() + 1);
   return c;
 }
@@ -121,7 +140,7 @@ char* format_line(char* out, const Signature& sig, const std::uint64_t* operands
     out = put_hex(out, operands[k], sig.operands[static_cast<std::size_t>(k)].hex_digits());
     *out++ = ' ';
   }
-  out = put_hex(out, result, sig.result.hex_digits());
+  out = put_hex(out, result, sig.result_hex_digits());
   *out++ = ' ';
   return put_hex(out, flags, kFlagDigits);
 }

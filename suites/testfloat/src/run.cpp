@@ -153,7 +153,7 @@ VerSummary run_ver(const Function& f, const Options& options, std::FILE* in, std
     }
     ++sum.failed;
     buf.write("line " + std::to_string(number) + ": " + std::string(trimmed(text)) +
-              " expected " + to_hex(ours.bits, sig.result.hex_digits()) + " " +
+              " expected " + to_hex(ours.bits, sig.result_hex_digits()) + " " +
               to_hex(ours.flags, kFlagDigits) + "\n");
   }
   buf.write(std::to_string(sum.passed) + " passed, " + std::to_string(sum.failed) + " failed\n");
@@ -201,6 +201,8 @@ std::vector<std::string> rewrite_testfloat_args(const std::vector<std::string>& 
       {"-seed", {"--seed"}},
       {"-checkNaNs", {"--exact-nan"}},
       {"-exhaustive", {"--exhaustive"}},
+      {"-exact", {"--exact"}},
+      {"-notexact", {"--notexact"}},
   };
   std::vector<std::string> out;
   out.reserve(args.size() + 4);

@@ -11,7 +11,8 @@ namespace fpconform::cli {
 
 namespace {
 
-std::uint64_t parse_raw(const std::string& text, const Format& from, const std::string& where) {
+std::uint64_t parse_raw(const std::string& text, const Format& from, const std::string& where,
+                        const std::string& role) {
   std::string_view digits = std::string_view(text).substr(2);
   while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
   std::uint64_t v = 0;
@@ -19,8 +20,8 @@ std::uint64_t parse_raw(const std::string& text, const Format& from, const std::
   if (!too_long) std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
   if (too_long || (v & ~from.code_mask()) != 0)
     throw Error(where, text + " does not fit in " + std::to_string(from.width()) +
-                           "-bit format " + from.name + " (--from); raw bits must be at most " +
-                           code_text(from.code_mask(), from));
+                           "-bit format " + from.name + " (" + role +
+                           "); raw bits must be at most " + code_text(from.code_mask(), from));
   return v;
 }
 
@@ -49,6 +50,18 @@ std::uint64_t literal_code(const ExactValue& x, const Format& f, const std::stri
 
 }  // namespace
 
+std::uint64_t code_of_value(const std::string& text, const Format& f, const std::string& where,
+                            const std::string& role, bool& exact) {
+  exact = true;
+  if (is_raw_bits(text)) return parse_raw(text, f, where, role);
+  return literal_code(parse_number(text, where), f, where, role, exact);
+}
+
+std::string inexact_note(const std::string& where, std::uint64_t bits, const Format& f) {
+  return where + ": not exact in " + f.name + "; using the nearest " + f.name +
+         ", " + code_text(bits, f) + " = " + exact_decimal(decode(bits, f));
+}
+
 bool is_raw_bits(const std::string& text) {
   if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
   for (std::size_t i = 2; i < text.size(); ++i)
@@ -71,19 +84,14 @@ ConvertOutput convert_values(const ConvertRequest& req, const std::vector<std::s
     const std::string where = "value '" + v + "'";
     try {
       Rounded r;
-      if (req.from && is_raw_bits(v)) {
-        r = from_code(parse_raw(v, *req.from, where), *req.from);
+      if (req.from) {
+        bool exact = true;
+        const std::uint64_t bits = code_of_value(v, *req.from, where, "--from", exact);
+        if (!exact) out.notes.push_back(inexact_note(where, bits, *req.from));
+        r = from_code(bits, *req.from);
       } else {
         const ExactValue x = parse_number(v, where);
-        if (req.from) {
-          bool exact = true;
-          const std::uint64_t bits = literal_code(x, *req.from, where, "--from", exact);
-          if (!exact)
-            out.notes.push_back(where + ": not exact in " + req.from->name + "; using the nearest " +
-                                req.from->name + ", " + code_text(bits, *req.from) + " = " +
-                                exact_decimal(decode(bits, *req.from)));
-          r = from_code(bits, *req.from);
-        } else if (o.profile) {
+        if (o.profile) {
           const Format f64 = *find_builtin("f64");
           bool exact = true;
           const std::uint64_t bits = literal_code(x, f64, where, "f64", exact);

@@ -3,6 +3,8 @@
 
 #include "cli_args.hpp"
 #include "convert_values.hpp"
+#include "eval_once.hpp"
+#include "fpconform/error.hpp"
 #include "format_listing.hpp"
 
 namespace fpconform::cli {
@@ -71,6 +73,56 @@ TEST(ConvertValues, IsRawBits) {
   EXPECT_FALSE(is_raw_bits("0x1p3"));
   EXPECT_FALSE(is_raw_bits("-0x7e"));
   EXPECT_FALSE(is_raw_bits("0x"));
+}
+
+TEST(ConvertValues, CodeOfValue) {
+  const Format e4m3 = parse_format("e4m3");
+  bool exact = false;
+  EXPECT_EQ(code_of_value("0x7e", e4m3, "v", "--from", exact), 0x7eu);  // raw bits
+  EXPECT_TRUE(exact);
+  EXPECT_EQ(code_of_value("448", e4m3, "v", "--from", exact), 0x7eu);
+  EXPECT_TRUE(exact);
+  EXPECT_EQ(code_of_value("-1.5", e4m3, "v", "--from", exact), 0xbcu);
+  EXPECT_EQ(code_of_value("0.3", e4m3, "v", "--from", exact), 0x2au);  // 0.3 -> 0.3125 = 1.25*2^-2
+  EXPECT_FALSE(exact);
+  try {
+    code_of_value("0x100", e4m3, "operand a '0x100'", "operand a of e4m3_add", exact);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), "operand a '0x100'");
+    EXPECT_NE(std::string(e.what()).find("(operand a of e4m3_add)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EvalOnce, Lines) {
+  const auto f = testfloat::make_operation(Op::mul_add, parse_format("e4m3"));
+  // 1.5 * 2 + 2^-9 = 3 + 2^-9: rounds to 3.
+  const auto out = eval_once(*f, testfloat::Options{}, {"1.5", "2", "0x01"});
+  EXPECT_EQ(out.lines, (Args{"a: 0x3c 1.5", "b: 0x40 2", "c: 0x01 0.001953125",
+                             "result: 0x44 3 inexact", "testfloat: 3C 40 01 44 01"}));
+  EXPECT_TRUE(out.notes.empty());
+  const auto lt = testfloat::parse_function("bf16_lt");
+  EXPECT_EQ(eval_once(*lt, testfloat::Options{}, {"-1", "-0"}).lines,
+            (Args{"a: 0xbf80 -1", "b: 0x8000 -0", "result: 1 true -", "testfloat: BF80 8000 1 00"}));
+}
+
+TEST(EvalOnce, NotesAndErrors) {
+  const auto f = testfloat::parse_function("bf16_add");
+  const auto out = eval_once(*f, testfloat::Options{}, {"1", "0.1"});
+  ASSERT_EQ(out.notes.size(), 1u);
+  EXPECT_NE(out.notes[0].find("operand b '0.1': not exact in bf16"), std::string::npos) << out.notes[0];
+  auto where = [&](std::vector<std::string> values) {
+    try {
+      eval_once(*f, testfloat::Options{}, values);
+    } catch (const Error& e) {
+      return e.where();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(where({"1"}), "OPERAND");
+  EXPECT_EQ(where({"1", "2", "3"}), "OPERAND");
+  EXPECT_EQ(where({"1", "1.2.3"}), "operand b '1.2.3'");
+  EXPECT_EQ(where({"0x10000", "1"}), "operand a '0x10000'");
 }
 
 TEST(FormatListing, Rows) {

@@ -191,5 +191,112 @@ if [[ $(wc -l <"$tmp/a") -eq 5000 ]] && grep -qx "43E80000 7E 01" "$tmp/a"; then
 # eval reproduces gen's lines where emu and the oracle agree (everywhere, here).
 "$bin" eval f32_to_e4m3 <"$tmp/a" >"$tmp/e" && cmp -s "$tmp/a" "$tmp/e" && ok || bad "eval == gen"
 
+# ---- scalar operations: one-off eval (expected values worked out by hand from IEEE 754) ----
+# e4m3: 1.5 = 0x3c, 2 = 0x40, 0x01 = 2^-9; 1.5 * 2 + 2^-9 = 3 + 2^-9 rounds to 3 (0x44).
+expect_out "eval mulAdd" $'a: 0x3c 1.5\nb: 0x40 2\nc: 0x01 0.001953125\nresult: 0x44 3 inexact\ntestfloat: 3C 40 01 44 01' \
+  -- eval mulAdd --format e4m3 1.5 2 0x01
+# bf16: 1e-3 rounds to 131 * 2^-17 = 0x3a83; 1 + that is 1 (rne) or 1 + 2^-7 = 0x3f81 (up).
+expect_out "eval add --round up" $'a: 0x3f80 1\nb: 0x3a83 0.00099945068359375\nresult: 0x3f81 1.0078125 inexact\ntestfloat: 3F80 3A83 3F81 01' \
+  -- eval add --format bf16 1 1e-3 --round up
+"$bin" eval add --format bf16 1 1e-3 >/dev/null 2>"$tmp/err"
+if grep -qF "operand b '1e-3': not exact in bf16; using the nearest bf16, 0x3a83" "$tmp/err"; then ok; else bad "eval inexact operand note: $(cat "$tmp/err")"; fi
+out=$("$bin" eval add --format bf16 1 1 | grep '^result')
+[[ "$out" == "result: 0x4000 2 -" ]] && ok || bad "bf16 1 + 1: [$out]"
+# e4m3 448 + 32 = 480, past the 464 tie: NaN without saturation, 448 with --sat finite.
+out=$("$bin" eval add --format e4m3 448 32 | grep '^result')
+[[ "$out" == "result: 0x7f nan overflow inexact" ]] && ok || bad "e4m3 448+32: [$out]"
+out=$("$bin" eval add --format e4m3 448 32 --sat finite | grep '^result')
+[[ "$out" == "result: 0x7e 448 overflow inexact" ]] && ok || bad "e4m3 448+32 sat finite: [$out]"
+# e2m1 (1.5 = 0x3): 2.25 -> 2 (0x4); 3 * 3 = 9 overflows to 6, the format has no inf or NaN.
+out=$("$bin" eval mul --format e2m1 1.5 1.5 | grep '^result')
+[[ "$out" == "result: 0x04 2 inexact" ]] && ok || bad "e2m1 1.5*1.5: [$out]"
+out=$("$bin" eval mul --format e2m1 3 -3 | grep '^result')
+[[ "$out" == "result: 0x0f -6 overflow inexact" ]] && ok || bad "e2m1 3*-3: [$out]"
+expect_out "sqrt -1" $'a: 0xbc00 -1\nresult: 0x7e00 nan invalid\ntestfloat: BC00 7E00 10' -- eval sqrt --format f16 -1
+out=$("$bin" eval sqrt --format f16 2 | grep '^result')
+[[ "$out" == "result: 0x3da8 1.4140625 inexact" ]] && ok || bad "f16 sqrt 2: [$out]"
+expect_out "lt_quiet NaN" $'a: 0x3f800000 1\nb: 0x7fc00000 nan\nresult: 0 false -\ntestfloat: 3F800000 7FC00000 0 00' \
+  -- eval lt_quiet --format f32 1 nan
+out=$("$bin" eval lt --format f32 1 nan | grep '^result')
+[[ "$out" == "result: 0 false invalid" ]] && ok || bad "lt NaN: [$out]"
+out=$("$bin" eval le --format bf16 -0 0 | grep '^testfloat')
+[[ "$out" == "testfloat: 8000 0000 1 00" ]] && ok || bad "le -0 0: [$out]"
+out=$("$bin" eval minimum --format f32 0 -0 | grep '^result')
+[[ "$out" == "result: 0x80000000 -0 -" ]] && ok || bad "minimum 0 -0: [$out]"
+# NaN policies: inf - inf gives x86's negative default NaN; NVIDIA's is 0x7fff in bf16.
+out=$("$bin" eval add --format f32 --nan x86 inf -inf | grep '^result')
+[[ "$out" == "result: 0xffc00000 -nan invalid" ]] && ok || bad "--nan x86: [$out]"
+out=$("$bin" eval add --format bf16 --nan nvidia nan 1 | grep '^result')
+[[ "$out" == "result: 0x7fff nan(0xfc00000000000000) -" ]] && ok || bad "--nan nvidia: [$out]"
+out=$("$bin" eval roundToInt --format f32 2.5 | grep '^result')
+[[ "$out" == "result: 0x40000000 2 inexact" ]] && ok || bad "roundToInt exact: [$out]"
+out=$("$bin" eval roundToInt --format f32 2.5 -notexact | grep '^result')
+[[ "$out" == "result: 0x40000000 2 -" ]] && ok || bad "roundToInt -notexact: [$out]"
+out=$("$bin" eval roundToInt --format f32 -rnear_maxMag --notexact 2.5 | grep '^result')
+[[ "$out" == "result: 0x40400000 3 -" ]] && ok || bad "roundToInt rna: [$out]"
+out=$("$bin" eval add --format bf16 -1 -inf | grep '^result')
+[[ "$out" == "result: 0xff80 -inf -" ]] && ok || bad "negative operands: [$out]"
+out=$("$bin" eval bf16_add 1 1 | grep '^testfloat')
+[[ "$out" == "testfloat: 3F80 3F80 4000 00" ]] && ok || bad "eval FUNCTION operands: [$out]"
+# custom e=3, m=2 (bias 3): 1.5 * 1.5 = 2.25 = 1.001b * 2, the tie between 2 (1.00b, even) and 2.5.
+out=$("$bin" eval 'custom:e=3,m=2_mul' 1.5 1.5 | grep '^result')
+[[ "$out" == "result: 0x10 2 inexact" ]] && ok || bad "custom format op: [$out]"
+expect_out "one-off conversion" $'a: 0x43e80000 464\nresult: 0x7e 448 inexact\ntestfloat: 43E80000 7E 01' -- eval f32_to_e4m3 464
+
+# ---- scalar operations: errors ----
+expect_err "unknown op" "OP: unknown operation 'fma' (operations: add, sub" -- eval fma --format e4m3 1 2 3
+expect_err "operand count" "OPERAND: e4m3_add takes 2 operands (a b), got 1" -- eval add --format e4m3 1
+expect_err "operand count sqrt" "OPERAND: f16_sqrt takes 1 operand (a), got 2" -- eval sqrt --format f16 1 2
+expect_err "operand count mulAdd" "OPERAND: e4m3_mulAdd takes 3 operands (a b c), got 0" -- eval mulAdd --format e4m3
+expect_err "malformed operand" "operand b '1.2.3': malformed number" -- eval add --format e4m3 1 1.2.3
+expect_err "raw operand too wide" "operand b '0x1ff': 0x1ff does not fit in 8-bit format e4m3" -- eval add --format e4m3 1 0x1ff
+expect_err "unknown --format" "--format: unknown format 'zz'" -- eval add --format zz 1 1
+expect_err "unknown --nan" "--nan: unknown NaN policy 'bogus'" -- eval add --format f32 --nan bogus 1 1
+expect_err "op without --format" "--format: needed with operation 'add'" -- eval add 1 2
+expect_err "--file with operands" "--file" -- eval add --format f32 --file /dev/null 1 2
+expect_err "unknown op in function" "FUNCTION 'bf16_fma': unknown operation 'fma'" -- ver bf16_fma
+expect_err "unknown format in function" "unknown format 'zz9'" -- gen zz9_add
+expect_err "gen exhaustive f32 add" "--exhaustive" -- gen f32_add --exhaustive
+expect_err "gen op profile" "--profile" -- gen bf16_add --profile nvidia
+expect_ver_err "op profile" "--profile" '3F80 3F80\n' -- eval bf16_add --profile nvidia
+expect_ver_err "op short line" "line 2: expected 4 fields (op1 op2 result flags), got 3" \
+  '3F80 3F80 4000 00\n3F80 4000 00\n' -- ver bf16_add
+expect_ver_err "op result width" "line 1: field 3 (result) '04000': expected 4 hex digits" \
+  '3F80 3F80 04000 00\n' -- ver bf16_add
+expect_ver_err "comparison result width" "line 1: field 3 (result) '01': expected 1 hex digit" \
+  '3F800000 40000000 01 00\n' -- ver f32_lt_quiet
+expect_ver_err "mulAdd short line" "line 1: expected 5 fields" '3C 40 44 01\n' -- ver e4m3_mulAdd
+expect_ver_err "op operand too wide" "line 1: field 1 '13': does not fit in 4 bits" '13 03 04 01\n' -- ver e2m1_mul
+expect_ver_err "op eval short line" "line 1: expected 2 or 4 fields" '3F80\n' -- eval bf16_add
+
+# ---- scalar operations: ver, and gen | ver round trips ----
+out=$(printf '3F80 3F80 4000 00\n3F80 3F80 4001 00\n' | "$bin" ver bf16_add)
+rc=$?
+if [[ $rc -eq 1 && "$out" == $'line 2: 3F80 3F80 4001 00 expected 4000 00\n1 passed, 1 failed' ]]; then ok; else bad "op ver mismatch: $rc [$out]"; fi
+out=$(printf '3F800000 40000000 1 00\n7FC00000 3F800000 0 00\n' | "$bin" ver f32_lt)
+rc=$?
+if [[ $rc -eq 1 && "$out" == $'line 2: 7FC00000 3F800000 0 00 expected 0 10\n1 passed, 1 failed' ]]; then ok; else bad "comparison ver mismatch: $rc [$out]"; fi
+out=$(printf '7E 60 7E 05\n' | "$bin" ver e4m3_add --sat finite)
+if [[ $? -eq 0 && "$out" == "1 passed, 0 failed" ]]; then ok; else bad "ver e4m3 add sat finite [$out]"; fi
+for args in "bf16_add" "e4m3_mulAdd" "f16_sqrt -rmin" "e2m1_mul" "f32_lt_quiet" "f64_div -rmax --ftz" \
+  "bf16_mul --nan x86 -checkNaNs" "f32_roundToInt -notexact -rminMag" "e5m2_sub --sat finite" \
+  "binary8p3se_minimumNumber --nan riscv" "custom:e=3,m=2_add -rodd" "f16_mulAdd --nan nvidia -checkNaNs"; do
+  # shellcheck disable=SC2086
+  out=$("$bin" gen $args -n 20000 2>/dev/null | "$bin" ver $args)
+  if [[ $? -eq 0 && "$out" == *" passed, 0 failed" ]]; then ok; else bad "gen|ver $args: $out"; fi
+done
+out=$("$bin" gen bf16_add -level 2 -n 600000 2>/dev/null | "$bin" ver bf16_add)
+if [[ $? -eq 0 && "$out" == "600000 passed, 0 failed" ]]; then ok; else bad "gen -level 2 bf16_add|ver: $out"; fi
+out=$("$bin" gen e2m1_mul --exhaustive | "$bin" ver e2m1_mul)
+if [[ $? -eq 0 && "$out" == "256 passed, 0 failed" ]]; then ok; else bad "gen --exhaustive e2m1_mul|ver: $out"; fi
+# The options reach both sides: lines made under one policy fail under another.
+out=$("$bin" gen bf16_add --nan nvidia -n 20000 2>/dev/null | "$bin" ver bf16_add -checkNaNs | tail -1)
+[[ "$out" != *" 0 failed" ]] && ok || bad "--nan reaches gen: $out"
+out=$("$bin" gen f32_roundToInt -notexact -n 20000 2>/dev/null | "$bin" ver f32_roundToInt | tail -1)
+[[ "$out" != *" 0 failed" ]] && ok || bad "-notexact reaches gen: $out"
+"$bin" gen e4m3_mulAdd -seed 5 -n 60000 2>/dev/null >"$tmp/m"
+"$bin" eval e4m3_mulAdd <"$tmp/m" >"$tmp/me" && cmp -s "$tmp/m" "$tmp/me" && ok || bad "eval == gen (mulAdd)"
+if [[ $(wc -l <"$tmp/m") -eq 60000 ]] && grep -qx "3C 40 01 44 01" "$tmp/m"; then ok; else bad "mulAdd gen lines"; fi
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -1,8 +1,8 @@
 // Functions under test, as a registry of families. A family recognises names of one shape
-// (`<fmt>_to_<fmt>` for conversions; scalar operations such as `bf16_add` can be added by
-// registering another family with arity 2) and builds a Function that knows its operand and
-// result formats, how emu computes it, how the MPFR oracle computes it, and which operands
-// make good tests.
+// (`<fmt>_to_<fmt>` for conversions, `<fmt>_<op>` for scalar operations such as `bf16_add`,
+// `e4m3_mulAdd`, `f32_lt_quiet`; others can be registered) and builds a Function that knows
+// its operand and result formats, how emu computes it, how the MPFR oracle computes it, and
+// which operands make good tests.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fpconform/arith.hpp"
+#include "fpconform/nan_policy.hpp"
 #include "fpconform/profile.hpp"
 #include "fpconform/rounding.hpp"
 #include "fpconform/testfloat/line.hpp"
@@ -27,6 +29,9 @@ struct Options {
   UserOptions user;                  // the options set explicitly
   const Profile* profile = nullptr;  // emu only: the oracle models SEMANTICS.md, not libraries
   bool exact_nan = false;            // ver: NaN results must match bit for bit
+  // Scalar operations only (conversions have their own NaN rules and no roundToInt):
+  const NanPolicy* nan = nullptr;    // which NaN a NaN result is; nullptr: ieee
+  bool exact_int = true;             // roundToInt raises inexact (TestFloat -exact)
 };
 
 // The options as the user spelled them (unset: std::nullopt), turned into Options with
@@ -42,6 +47,8 @@ struct OptionText {
   std::optional<std::string> random;   // stochastic modes: the random bits (decimal or 0x hex)
   std::optional<int> sr_bits;          // stochastic modes: how many random bits (1..64)
   bool exact_nan = false;
+  std::optional<std::string> nan;      // NaN policy: ieee | x86 | arm-default-nan | riscv | nvidia
+  std::optional<bool> exact_int;       // roundToInt: inexact raised (default true)
 };
 Options make_options(const OptionText& text);
 Tininess parse_tininess(std::string_view text, std::string_view what = "--tininess");
@@ -101,5 +108,15 @@ std::unique_ptr<Function> parse_function(std::string_view name,
 
 // Conversions directly (used by the registry and by tests).
 std::unique_ptr<Function> make_conversion(const Format& from, const Format& to);
+
+// Scalar operations directly: `<fmt>_<op>` with op's TestFloat name (add, mulAdd, lt_quiet,
+// ...); operands are codes of f, the result a code of f or, for comparisons, one bit written
+// as one hex digit. Profiles model conversions only: emu throws Error("--profile") with one.
+std::unique_ptr<Function> make_operation(Op op, const Format& f);
+// The `<fmt>_<op>` family: the longest suffix `_<op>` naming a known operation, the rest the
+// format (so `float8_e4m3fn_lt_quiet` and `custom:e=3,m=2_mulAdd` read as expected).
+FunctionFamily operation_family();
+// Throws Error naming `what` for a name that is not an operation (the message lists them).
+Op parse_op(std::string_view name, std::string_view what = "OP");
 
 }  // namespace fpconform::testfloat

@@ -1,7 +1,9 @@
 // The TestFloat line protocol: one test case per line, fields separated by single spaces,
 // every field upper-case hex zero-padded to its format's width (Format::hex_digits()), the
 // flags field two hex digits of TestFloat's mask (invalid 10, infinite 08, overflow 04,
-// underflow 02, inexact 01). A conversion line is `operand result flags`, e.g. `43E00000 7E 01`.
+// underflow 02, inexact 01). A conversion line is `operand result flags`, e.g. `43E00000 7E 01`;
+// an operation line `a b [c] result flags` (`3F80 3F80 4000 00` for bf16_add); a comparison's
+// result is one digit, 0 or 1, as TestFloat writes it (`3F80 4000 1 00` for bf16_lt).
 #pragma once
 
 #include <array>
@@ -24,8 +26,14 @@ using Operands = std::array<std::uint64_t, kMaxArity>;
 struct Signature {
   std::vector<Format> operands;
   Format result;
+  // Hex digits of the result field; 0: result.hex_digits(). Comparisons use 1 (bool_format).
+  int result_digits = 0;
   int arity() const { return static_cast<int>(operands.size()); }
+  int result_hex_digits() const { return result_digits > 0 ? result_digits : result.hex_digits(); }
 };
+
+// The result of a comparison: 1 bit (0 false, 1 true), no NaN, written as one hex digit.
+const Format& bool_format();
 
 // Writes `v` as exactly `digits` upper-case hex digits (1..16) at `out`; returns the end.
 char* put_hex(char* out, std::uint64_t v, int digits);

@@ -36,9 +36,9 @@ VerSummary run_ver(const Function& f, const Options& options, std::FILE* in, std
 std::uint64_t run_eval(const Function& f, const Options& options, std::FILE* in,
                        std::FILE* out);
 
-// TestFloat spells options with one dash (-rnear_even, -level 2, -seed 7, -tininessafter);
-// this maps them to this CLI's long options (--round rne, --level 2, --seed 7,
-// --tininess after). Other arguments pass through unchanged.
+// TestFloat spells options with one dash (-rnear_even, -level 2, -seed 7, -tininessafter,
+// -exact, -notexact); this maps them to this CLI's long options (--round rne, --level 2,
+// --seed 7, --tininess after, --exact, --notexact). Other arguments pass through unchanged.
 std::vector<std::string> rewrite_testfloat_args(const std::vector<std::string>& args);
 
 }  // namespace fpconform::testfloat
