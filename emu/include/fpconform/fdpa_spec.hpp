@@ -1,0 +1,25 @@
+// FdpaParams as text: the names `fpconform models --json` prints and `--model custom:...`
+// accepts, so a model can be written down, printed and read back.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fpconform/fdpa.hpp"
+
+namespace fpconform {
+
+// Every parameter as (name, value), in a fixed order: structure, block, frac_bits, align,
+// zero_exp ("none" for INT_MIN), c_in_block, late_c, acc_frac_bits, out_round, ...
+std::vector<std::pair<std::string, std::string>> describe_params(const FdpaParams& p);
+
+// `--model` text: a preset name (find_matrix_unit with in/out), or
+// `custom:key=value,...` with the names describe_params prints; `base=<preset>` (first) starts
+// from that preset's parameters, otherwise from the defaults of FdpaParams. Throws Error naming
+// `what` for unknown keys, bad values or an unknown preset.
+FdpaParams parse_model(std::string_view text, const Format& in, const Format& out,
+                       std::string_view what = "--model");
+
+}  // namespace fpconform

@@ -1,0 +1,174 @@
+// describe_params / parse_model: FdpaParams <-> key=value text, one table of fields.
+#include "fpconform/fdpa_spec.hpp"
+
+#include <charconv>
+#include <climits>
+#include <functional>
+
+#include "fpconform/error.hpp"
+#include "fpconform/matrix_presets.hpp"
+#include "fpconform/nan_policy.hpp"
+
+namespace fpconform {
+
+namespace {
+
+std::string_view align_name(AlignRounding a) {
+  switch (a) {
+    case AlignRounding::truncate: return "truncate";
+    case AlignRounding::nearest_even: return "nearest_even";
+    case AlignRounding::down: return "down";
+  }
+  return "?";
+}
+
+std::string_view structure_name(FdpaStructure s) {
+  switch (s) {
+    case FdpaStructure::fused: return "fused";
+    case FdpaStructure::pairwise: return "pairwise";
+    case FdpaStructure::sequential: return "sequential";
+    case FdpaStructure::exact: return "exact";
+  }
+  return "?";
+}
+
+struct Field {
+  std::string_view name;
+  std::function<std::string(const FdpaParams&)> get;
+  std::function<void(FdpaParams&, std::string_view, const std::string& where)> set;
+};
+
+int to_int(std::string_view v, const std::string& where, bool allow_none = false) {
+  if (allow_none && v == "none") return INT_MIN;
+  int out = 0;
+  const auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (r.ec != std::errc() || r.ptr != v.data() + v.size())
+    throw Error(where, "'" + std::string(v) + "' is not an integer" + (allow_none ? " or none" : ""));
+  return out;
+}
+
+bool to_bool(std::string_view v, const std::string& where) {
+  if (v == "1" || v == "true" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "no") return false;
+  throw Error(where, "'" + std::string(v) + "' is not a boolean (0/1, true/false)");
+}
+
+AlignRounding to_align(std::string_view v, const std::string& where) {
+  for (AlignRounding a : {AlignRounding::truncate, AlignRounding::nearest_even, AlignRounding::down})
+    if (align_name(a) == v) return a;
+  if (v == "rz" || v == "trunc") return AlignRounding::truncate;
+  if (v == "rne") return AlignRounding::nearest_even;
+  throw Error(where, "'" + std::string(v) + "' is not truncate, nearest_even or down");
+}
+
+#define INT_FIELD(NAME, MEMBER)                                                           \
+  Field {                                                                                 \
+    NAME, [](const FdpaParams& p) { return std::to_string(p.MEMBER); },                  \
+        [](FdpaParams& p, std::string_view v, const std::string& w) { p.MEMBER = to_int(v, w); } \
+  }
+#define BOOL_FIELD(NAME, MEMBER)                                                          \
+  Field {                                                                                 \
+    NAME, [](const FdpaParams& p) { return std::string(p.MEMBER ? "1" : "0"); },         \
+        [](FdpaParams& p, std::string_view v, const std::string& w) { p.MEMBER = to_bool(v, w); } \
+  }
+#define ALIGN_FIELD(NAME, MEMBER)                                                         \
+  Field {                                                                                 \
+    NAME, [](const FdpaParams& p) { return std::string(align_name(p.MEMBER)); },         \
+        [](FdpaParams& p, std::string_view v, const std::string& w) { p.MEMBER = to_align(v, w); } \
+  }
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> f = {
+      {"structure", [](const FdpaParams& p) { return std::string(structure_name(p.structure)); },
+       [](FdpaParams& p, std::string_view v, const std::string& w) {
+         for (FdpaStructure s : {FdpaStructure::fused, FdpaStructure::pairwise,
+                                 FdpaStructure::sequential, FdpaStructure::exact})
+           if (structure_name(s) == v) {
+             p.structure = s;
+             return;
+           }
+         throw Error(w, "'" + std::string(v) + "' is not fused, pairwise, sequential or exact");
+       }},
+      INT_FIELD("block", block),
+      INT_FIELD("frac_bits", frac_bits),
+      ALIGN_FIELD("align", align),
+      {"zero_exp",
+       [](const FdpaParams& p) { return p.zero_exp == INT_MIN ? std::string("none") : std::to_string(p.zero_exp); },
+       [](FdpaParams& p, std::string_view v, const std::string& w) { p.zero_exp = to_int(v, w, true); }},
+      BOOL_FIELD("c_in_block", c_in_block),
+      BOOL_FIELD("late_c", late_c),
+      INT_FIELD("acc_frac_bits", acc_frac_bits),
+      {"out_round", [](const FdpaParams& p) { return std::string(to_string(p.out_rounding.mode)); },
+       [](FdpaParams& p, std::string_view v, const std::string& w) {
+         p.out_rounding.mode = parse_rounding_mode(v, w);
+       }},
+      BOOL_FIELD("flush_inputs", flush_subnormal_inputs),
+      BOOL_FIELD("flush_inputs_positive", flushed_inputs_positive),
+      BOOL_FIELD("flush_outputs", flush_subnormal_outputs),
+      INT_FIELD("interleave", interleave),
+      ALIGN_FIELD("group_align", group_align),
+      INT_FIELD("late_sum_frac_bits", late_sum_frac_bits),
+      INT_FIELD("late_c_frac_bits", late_c_frac_bits),
+      INT_FIELD("late_c_drop_below", late_c_drop_below),
+      ALIGN_FIELD("late_align", late_align),
+      BOOL_FIELD("product_overflow", product_overflow),
+      INT_FIELD("product_bits", product_bits),
+      ALIGN_FIELD("product_rounding", product_rounding),
+      INT_FIELD("carry_bits", carry_bits),
+      {"nan", [](const FdpaParams& p) { return std::string(p.nan); },
+       [](FdpaParams& p, std::string_view v, const std::string& w) {
+         p.nan = find_nan_policy(v, w).name;  // static storage
+       }},
+  };
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> describe_params(const FdpaParams& p) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Field& f : fields()) out.emplace_back(std::string(f.name), f.get(p));
+  return out;
+}
+
+FdpaParams parse_model(std::string_view text, const Format& in, const Format& out,
+                       std::string_view what) {
+  constexpr std::string_view kCustom = "custom:";
+  if (text.substr(0, kCustom.size()) != kCustom) return find_matrix_unit(text, in, out, what);
+  std::string_view rest = text.substr(kCustom.size());
+  FdpaParams p;
+  bool first = true;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    const std::string where = std::string(what) + " " + std::string(item);
+    if (eq == std::string_view::npos || eq == 0)
+      throw Error(std::string(what), "'" + std::string(item) + "' is not key=value");
+    const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "base") {
+      if (!first) throw Error(where, "base= must come first");
+      p = find_matrix_unit(value, in, out, what);
+      first = false;
+      continue;
+    }
+    first = false;
+    bool known = false;
+    for (const Field& f : fields())
+      if (f.name == key) {
+        f.set(p, value, where);
+        known = true;
+      }
+    if (!known) {
+      std::string names;
+      for (const Field& f : fields()) names += (names.empty() ? "" : ", ") + std::string(f.name);
+      throw Error(std::string(what), "unknown parameter '" + std::string(key) + "' (known: base, " + names + ")");
+    }
+  }
+  if (p.block < 0 || p.block > 4096) throw Error(std::string(what), "block must be 0..4096");
+  if (p.frac_bits < 0 || p.frac_bits > 200) throw Error(std::string(what), "frac_bits must be 0..200");
+  return p;
+}
+
+}  // namespace fpconform

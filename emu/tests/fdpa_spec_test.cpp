@@ -1,0 +1,42 @@
+// describe_params / parse_model: every preset written as custom:key=value,... reads back as the
+// same parameters; bad keys and values are errors naming --model.
+#include <gtest/gtest.h>
+
+#include "fpconform/error.hpp"
+#include "fpconform/fdpa_spec.hpp"
+#include "fpconform/matrix_presets.hpp"
+
+namespace fpconform {
+namespace {
+
+TEST(FdpaSpec, EveryPresetRoundTripsThroughCustomText) {
+  int n = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    std::string text = "custom:";
+    for (const auto& [k, v] : describe_params(e.params)) text += k + "=" + v + ",";
+    text.pop_back();
+    const Format in = parse_format(e.input), out = parse_format("f32");
+    const FdpaParams back = parse_model(text, in, out);
+    EXPECT_EQ(describe_params(back), describe_params(e.params)) << e.preset << " " << e.input;
+    ++n;
+  }
+  EXPECT_GT(n, 50);
+}
+
+TEST(FdpaSpec, BaseAndErrors) {
+  const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32");
+  const FdpaParams p = parse_model("custom:base=hopper,frac_bits=20", e4m3, f32);
+  EXPECT_EQ(p.block, 32);
+  EXPECT_EQ(p.frac_bits, 20);
+  EXPECT_EQ(p.acc_frac_bits, 13);
+  EXPECT_EQ(parse_model("hopper", e4m3, f32).frac_bits, 13);
+  EXPECT_THROW(parse_model("custom:frac=3", e4m3, f32), Error);
+  EXPECT_THROW(parse_model("custom:block=x", e4m3, f32), Error);
+  EXPECT_THROW(parse_model("custom:align=up", e4m3, f32), Error);
+  EXPECT_THROW(parse_model("custom:frac_bits=3,base=hopper", e4m3, f32), Error);
+  EXPECT_THROW(parse_model("custom:nan=arm", e4m3, f32), Error);
+  EXPECT_THROW(parse_model("nosuch", e4m3, f32), Error);
+}
+
+}  // namespace
+}  // namespace fpconform

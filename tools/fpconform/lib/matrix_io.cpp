@@ -1,0 +1,216 @@
+// read_matrix / write_matrix: .npy and text matrices (see matrix_io.hpp).
+#include "matrix_io.hpp"
+
+// fast-cpp-csv-parser's LineReader: fast line splitting with file:line in its errors.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#include <libfccp/csv.h>
+#pragma GCC diagnostic pop
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "convert_values.hpp"
+#include "fpconform/convert.hpp"
+#include "fpconform/error.hpp"
+
+namespace fpconform::cli {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// One cell: raw bits or an exactly representable value.
+std::uint64_t cell_code(const std::string& text, const Format& f, const std::string& where) {
+  bool exact = true;
+  const std::uint64_t code = code_of_value(text, f, where, "element", exact);
+  if (!exact)
+    throw Error(where, "'" + text + "' is not exactly representable in " + f.name +
+                           " (quantize it first, or give raw bits as 0x..)");
+  return code;
+}
+
+Matrix read_text(const std::string& path, const Format& f, std::string_view what) {
+  Matrix m;
+  m.format = f;
+  try {
+    io::LineReader in(path);
+    while (char* line = in.next_line()) {
+      const std::string where_line = path + ":" + std::to_string(in.get_file_line());
+      std::vector<std::string> cells;
+      std::string cell;
+      for (const char* p = line;; ++p) {
+        const char ch = *p;
+        if (ch == ',' || ch == ' ' || ch == '\t' || ch == '\r' || ch == ';' || ch == '\0') {
+          if (!cell.empty()) cells.push_back(cell);
+          else if (ch == ',' && !cells.empty() && (p[1] == ',' || p[1] == '\0'))
+            throw Error(where_line, "empty cell");
+          cell.clear();
+          if (ch == '\0') break;
+        } else {
+          cell += ch;
+        }
+      }
+      if (cells.empty()) continue;  // blank lines
+      if (cells[0][0] == '#') continue;  // comments
+      if (m.rows == 0) m.cols = static_cast<int>(cells.size());
+      if (static_cast<int>(cells.size()) != m.cols)
+        throw Error(where_line, "expected " + std::to_string(m.cols) + " cells (as on the first "
+                                "row), got " + std::to_string(cells.size()));
+      for (std::size_t c = 0; c < cells.size(); ++c)
+        m.codes.push_back(cell_code(cells[c], f, where_line + ":" + std::to_string(c + 1)));
+      ++m.rows;
+    }
+  } catch (const io::error::can_not_open_file&) {
+    throw Error(std::string(what), "cannot open '" + path + "'");
+  } catch (const io::error::base& e) {
+    throw Error(path, e.what());
+  }
+  if (m.rows == 0) throw Error(std::string(what), "'" + path + "' holds no matrix (empty)");
+  return m;
+}
+
+// The .npy header's value for `key` ('descr', 'fortran_order', 'shape').
+std::string header_value(const std::string& header, const std::string& key, const std::string& where) {
+  const std::size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos) throw Error(where, "npy header lacks '" + key + "'");
+  std::size_t v = header.find(':', k);
+  if (v == std::string::npos) throw Error(where, "malformed npy header");
+  ++v;
+  while (v < header.size() && header[v] == ' ') ++v;
+  std::size_t end = v;
+  if (v < header.size() && header[v] == '(') end = header.find(')', v) + 1;
+  else if (v < header.size() && header[v] == '\'') end = header.find('\'', v + 1) + 1;
+  else end = header.find_first_of(",}", v);
+  if (end == std::string::npos || end <= v) throw Error(where, "malformed npy header");
+  return header.substr(v, end - v);
+}
+
+Matrix read_npy(const std::string& path, const Format& f, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(std::string(what), "cannot open '" + path + "'");
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0)
+    throw Error(path, "not a .npy file (bad magic)");
+  const int major = static_cast<unsigned char>(data[6]);
+  std::size_t header_len, offset;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(data[8]) | (static_cast<unsigned char>(data[9]) << 8);
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (data.size() < 12) throw Error(path, "truncated npy header");
+    std::uint32_t n = 0;
+    std::memcpy(&n, data.data() + 8, 4);
+    header_len = n;
+    offset = 12;
+  } else {
+    throw Error(path, "unsupported npy version " + std::to_string(major));
+  }
+  if (data.size() < offset + header_len) throw Error(path, "truncated npy header");
+  const std::string header = data.substr(offset, header_len);
+  const std::string descr = header_value(header, "descr", path);
+  const std::string fortran = header_value(header, "fortran_order", path);
+  const std::string shape = header_value(header, "shape", path);
+  // shape: "(R, C)" only.
+  long long r = -1, c = -1;
+  char tail = 0;
+  if (std::sscanf(shape.c_str(), "(%lld, %lld%c", &r, &c, &tail) != 3 || tail != ')' || r <= 0 || c <= 0)
+    throw Error(path, "expected a 2-D array, shape is " + shape);
+  const std::string type = descr.size() >= 3 ? descr.substr(1, descr.size() - 2) : "";
+  if (type.empty() || (type[0] != '<' && type[0] != '|'))
+    throw Error(path, "dtype " + descr + ": only little-endian data is read");
+  const char kind = type[1];
+  const int size = std::atoi(type.c_str() + 2);
+  const bool is_float = kind == 'f' && (size == 2 || size == 4 || size == 8);
+  const bool is_raw = (kind == 'u' || kind == 'V') && (size == 1 || size == 2 || size == 4 || size == 8);
+  if (!is_float && !is_raw)
+    throw Error(path, "dtype " + descr + " is neither float16/32/64 nor raw codes (uint8..uint64)");
+  const std::size_t count = static_cast<std::size_t>(r) * static_cast<std::size_t>(c);
+  const std::size_t body = offset + header_len;
+  if (data.size() - body != count * size)
+    throw Error(path, "holds " + std::to_string(data.size() - body) + " data bytes, shape " +
+                          shape + " of " + descr + " needs " + std::to_string(count * size));
+  Matrix m{static_cast<int>(r), static_cast<int>(c), f, std::vector<std::uint64_t>(count)};
+  const Format value_format = parse_format(size == 2 ? "f16" : size == 4 ? "f32" : "f64");
+  const bool transposed = fortran == "True";
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t raw = 0;
+    std::memcpy(&raw, data.data() + body + i * size, size);
+    const std::size_t row = transposed ? i % r : i / c, col = transposed ? i / r : i % c;
+    const std::string where = path + ": element (" + std::to_string(row) + ", " + std::to_string(col) + ")";
+    std::uint64_t code;
+    if (is_raw) {
+      if (raw & ~f.code_mask())
+        throw Error(where, "raw code 0x" + [&] { char b[20]; std::snprintf(b, sizeof b, "%llx", (unsigned long long)raw); return std::string(b); }() +
+                               " does not fit in " + std::to_string(f.width()) + "-bit " + f.name);
+      code = raw;
+    } else {
+      const Rounded rr = convert(raw, value_format, f, Rounding{});
+      if (rr.flags.bits != 0 && !f.is_nan_code(rr.bits))
+        throw Error(where, "value is not exactly representable in " + f.name);
+      code = rr.bits;
+    }
+    m.codes[row * c + col] = code;
+  }
+  return m;
+}
+
+void write_atomically(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("-o", "cannot write '" + tmp + "'");
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw Error("-o", "write to '" + tmp + "' failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw Error("-o", "cannot rename '" + tmp + "' to '" + path + "'");
+}
+
+}  // namespace
+
+Matrix read_matrix(const std::string& path, const Format& f, std::string_view what) {
+  return ends_with(path, ".npy") ? read_npy(path, f, what) : read_text(path, f, what);
+}
+
+void write_matrix(const std::string& path, const Matrix& m, bool hex) {
+  std::string bytes;
+  if (ends_with(path, ".npy")) {
+    const bool floats = m.format.name == "f16" || m.format.name == "f32" || m.format.name == "f64";
+    const int size = m.format.width() <= 8 ? 1 : m.format.width() <= 16 ? 2 : m.format.width() <= 32 ? 4 : 8;
+    const std::string descr = std::string(floats ? "<f" : (size == 1 ? "|u" : "<u")) + std::to_string(size);
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                         std::to_string(m.rows) + ", " + std::to_string(m.cols) + "), }";
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size() & 0xFF);
+    bytes += static_cast<char>(header.size() >> 8);
+    bytes += header;
+    for (std::uint64_t code : m.codes) bytes.append(reinterpret_cast<const char*>(&code), size);
+  } else {
+    std::ostringstream out;
+    for (int r = 0; r < m.rows; ++r) {
+      for (int c = 0; c < m.cols; ++c) {
+        if (c) out << ',';
+        const std::uint64_t code = m.at(r, c);
+        if (hex) {
+          char b[24];
+          std::snprintf(b, sizeof b, "0x%0*llx", m.format.hex_digits(), static_cast<unsigned long long>(code));
+          out << b;
+        } else {
+          out << exact_decimal(decode(code, m.format));
+        }
+      }
+      out << '\n';
+    }
+    bytes = out.str();
+  }
+  write_atomically(path, bytes);
+}
+
+}  // namespace fpconform::cli

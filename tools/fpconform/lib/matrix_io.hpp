@@ -1,0 +1,23 @@
+// Matrices in and out of the CLI: .npy (NumPy format 1.0-3.0; float16/32/64 values, or
+// unsigned integers / void fields holding raw codes) and text (CSV or whitespace-separated;
+// each cell a decimal or hex-float value, or 0x raw bits). Values must be exactly representable
+// in the target format: a kernel's inputs are codes, and silently rounding them would hide a
+// mismatch. Every error names file:line[:column] (text) or the file and the element (.npy).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "fpconform/gemm.hpp"
+
+namespace fpconform::cli {
+
+// Reads `path` into codes of `f`. `what` names the argument in errors ("--a").
+Matrix read_matrix(const std::string& path, const Format& f, std::string_view what);
+
+// Writes `m` to `path` atomically (a temporary file, then rename): .npy as raw codes in the
+// smallest unsigned type that holds them (float32/float16/float64 values for f32/f16/f64),
+// otherwise CSV with exact decimal values (hex raw codes when `hex`).
+void write_matrix(const std::string& path, const Matrix& m, bool hex);
+
+}  // namespace fpconform::cli
