@@ -101,6 +101,40 @@ ExactValue zero_sum(bool all_negative, bool any_negative, const Rounding& r) {
   return ExactValue::zero(any_negative && r.mode == RoundingMode::down);
 }
 
+// A block scale, read with its sign ignored: 1 (sig 1, exponent 0) unless read from a code.
+struct ScaleValue {
+  bool nan = false, zero = false;
+  u128 sig = 1;
+  int lsb = 0;   // weight of sig's least significant bit
+  int lead = 0;  // the exponent alignment sees (emin for a subnormal scale)
+};
+
+ScaleValue read_scale(std::uint64_t code, const Format& f) {
+  const ExactValue v = decode(code & ~f.sign_mask(), f);
+  ScaleValue s;
+  if (v.is_nan()) s.nan = true;
+  else if (v.is_zero()) s.zero = true;
+  else {
+    s.sig = v.sig;
+    s.lsb = v.exp;
+    s.lead = v.exp + f.man_bits;
+  }
+  return s;
+}
+
+// The scales of a whole call; a step sees them through its first element's index.
+struct Scales {
+  std::vector<ScaleValue> a, b;  // empty: unit scales (fdpa)
+  std::size_t block = 1;         // elements per scale
+  std::size_t first = 0;         // index of the current step's first element
+  const ScaleValue& sa(std::size_t i) const { return a.empty() ? unit() : a[(first + i) / block]; }
+  const ScaleValue& sb(std::size_t i) const { return b.empty() ? unit() : b[(first + i) / block]; }
+  static const ScaleValue& unit() {
+    static const ScaleValue one{};
+    return one;
+  }
+};
+
 // Products and C of one step of the fused or exact structures, specials settled.
 struct Step {
   std::vector<Term> products;  // one per product, zero terms included (sig == 0)
@@ -112,9 +146,11 @@ struct Step {
   std::uint64_t special_bits = 0;
 };
 
+// Products are exact; without sub-sums each is scaled here (significands multiplied, exponents
+// added); with sub-sums they stay unscaled for step_terms. A zero scale makes a zero product.
 Step read_step(const FdpaParams& p, const Format& in, const Format& out,
                std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-               std::uint64_t c_code) {
+               std::uint64_t c_code, const Scales& sc) {
   Step s;
   s.products.resize(a.size());
   bool any_nan = false, pos_inf = false, neg_inf = false;
@@ -124,17 +160,19 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
   };
   for (std::size_t i = 0; i < a.size(); ++i) {
     const ExactValue x = read(a[i], in, p), y = read(b[i], in, p);
-    const bool negative = x.negative != y.negative;
-    if (x.is_nan() || y.is_nan()) {
+    const ScaleValue& ka = sc.sa(i);
+    const ScaleValue& kb = sc.sb(i);
+    const bool negative = x.negative != y.negative, scale_zero = ka.zero || kb.zero;
+    if (x.is_nan() || y.is_nan() || ka.nan || kb.nan) {
       any_nan = true;
       continue;
     }
     if (x.is_inf() || y.is_inf()) {
-      if (x.is_zero() || y.is_zero()) any_nan = true;
+      if (x.is_zero() || y.is_zero() || scale_zero) any_nan = true;
       else (negative ? neg_inf : pos_inf) = true;
       continue;
     }
-    if (x.is_zero() || y.is_zero()) {
+    if (x.is_zero() || y.is_zero() || scale_zero) {
       note_zero(negative);
       continue;
     }
@@ -150,6 +188,13 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
         t.sig = magnitude(r);
         t.lsb = to;
       }
+    }
+    if (p.subsum <= 0 && !sc.a.empty()) {
+      t.sig *= ka.sig * kb.sig;
+      t.lsb += ka.lsb + kb.lsb;
+      t.lead += ka.lead + kb.lead;
+    }
+    if (p.structure == FdpaStructure::fused) {
       if (p.product_overflow && t.lsb + bit_length(t.sig) - 1 >= out.emax() + 1) {
         (negative ? neg_inf : pos_inf) = true;
         continue;
@@ -172,6 +217,44 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
   else s.all_zero = false;
   s.c = term_of(s.cv, out);
   return s;
+}
+
+// With sub-sums: the step's terms are exact sums of `subsum` consecutive products, each times
+// its scale pair (significands), with the scales' exponents alone as alignment exponent; a sum
+// that is exactly zero (or has a zero scale) is a zero term. Without: the scaled products.
+const std::vector<Term>& step_terms(const FdpaParams& p, const Step& s, const Scales& sc,
+                                    std::vector<Term>& storage) {
+  if (p.subsum <= 0) return s.products;
+  const std::size_t g = static_cast<std::size_t>(p.subsum), n = s.products.size();
+  storage.assign((n + g - 1) / g, Term{});
+  for (std::size_t j = 0; j < n; j += g) {
+    const std::size_t end = std::min(n, j + g);
+    int lo = INT_MAX;
+    for (std::size_t k = j; k < end; ++k)
+      if (s.products[k].sig) lo = std::min(lo, s.products[k].lsb);
+    if (lo == INT_MAX) continue;
+    i128 v = 0;
+    for (std::size_t k = j; k < end; ++k) {
+      const Term& t = s.products[k];
+      if (!t.sig) continue;
+      const long shift = static_cast<long>(t.lsb) - lo;
+      if (shift + bit_length(t.sig) > 118)
+        throw Error("subsum", "a sub-sum needs more than the model's 126-bit adder");
+      v += static_cast<i128>(t.sig << shift) * (t.negative ? -1 : 1);
+    }
+    if (v == 0) continue;
+    const ScaleValue& ka = sc.sa(j);
+    const ScaleValue& kb = sc.sb(j);
+    const u128 m = magnitude(v);
+    if (bit_length(m) + bit_length(ka.sig) + bit_length(kb.sig) > 126)
+      throw Error("subsum", "a scaled sub-sum needs more than the model's 126-bit adder");
+    Term& t = storage[j / g];
+    t.negative = v < 0;
+    t.sig = m * ka.sig * kb.sig;
+    t.lsb = lo + ka.lsb + kb.lsb;
+    t.lead = ka.lead + kb.lead;
+  }
+  return storage;
 }
 
 Rounding output_rounding(const FdpaParams& p) {
@@ -211,9 +294,11 @@ struct GroupSum {
 
 std::uint64_t fused_step(const FdpaParams& p, const Format& in, const Format& out,
                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                         std::uint64_t c_code) {
-  const Step s = read_step(p, in, out, a, b, c_code);
+                         std::uint64_t c_code, const Scales& sc) {
+  const Step s = read_step(p, in, out, a, b, c_code, sc);
   if (s.special) return s.special_bits;
+  std::vector<Term> grouped;
+  const std::vector<Term>& terms = step_terms(p, s, sc, grouped);
   const int F = p.frac_bits;
   const bool c_in = p.c_in_block;
 
@@ -222,8 +307,8 @@ std::uint64_t fused_step(const FdpaParams& p, const Format& in, const Format& ou
   for (int g = 0; g < p.interleave; ++g) {
     GroupSum& G = groups[g];
     bool any_zero = false;
-    for (std::size_t i = g; i < s.products.size(); i += p.interleave) {
-      if (s.products[i].sig) G.e = std::max(G.e, s.products[i].lead);
+    for (std::size_t i = g; i < terms.size(); i += p.interleave) {
+      if (terms[i].sig) G.e = std::max(G.e, terms[i].lead);
       else any_zero = true;
     }
     if (c_in) {
@@ -233,8 +318,8 @@ std::uint64_t fused_step(const FdpaParams& p, const Format& in, const Format& ou
     if (any_zero) G.e = std::max(G.e, p.zero_exp);
     if (G.e == INT_MIN) continue;
     const int u = G.e - F;
-    for (std::size_t i = g; i < s.products.size(); i += p.interleave)
-      if (s.products[i].sig) G.sum += realign(s.products[i].signed_sig(), s.products[i].lsb, u, p.align);
+    for (std::size_t i = g; i < terms.size(); i += p.interleave)
+      if (terms[i].sig) G.sum += realign(terms[i].signed_sig(), terms[i].lsb, u, p.align);
     if (c_in && s.c.sig) G.sum += realign(s.c.signed_sig(), s.c.lsb, u, p.align);
     if (p.carry_bits >= 0) {
       const int keep = F + 1 + p.carry_bits, have = bit_length(magnitude(G.sum));
@@ -335,9 +420,11 @@ class WideSum {
 
 std::uint64_t exact_step(const FdpaParams& p, const Format& in, const Format& out,
                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                         std::uint64_t c_code) {
-  const Step s = read_step(p, in, out, a, b, c_code);
+                         std::uint64_t c_code, const Scales& sc) {
+  const Step s = read_step(p, in, out, a, b, c_code, sc);
   if (s.special) return s.special_bits;
+  std::vector<Term> grouped;
+  const std::vector<Term>& terms = step_terms(p, s, sc, grouped);
   long lo = LONG_MAX, hi = LONG_MIN;
   std::size_t n = 0;
   auto span_of = [&](const Term& t) {
@@ -346,12 +433,12 @@ std::uint64_t exact_step(const FdpaParams& p, const Format& in, const Format& ou
     hi = std::max<long>(hi, static_cast<long>(t.lsb) + bit_length(t.sig));
     ++n;
   };
-  for (const Term& t : s.products) span_of(t);
+  for (const Term& t : terms) span_of(t);
   span_of(s.c);
   ExactValue total;
   if (n > 0) {
     WideSum acc(static_cast<int>(lo), static_cast<int>(hi - lo) + bit_length(n) + 2);
-    for (const Term& t : s.products)
+    for (const Term& t : terms)
       if (t.sig) acc.add(t);
     if (s.c.sig) acc.add(s.c);
     total = acc.value();
@@ -411,6 +498,11 @@ void check_fits(const Format& in, const Format& out) {
                           in.name + " value exactly");
 }
 
+// fdpa and fdpa_scaled: `sc` holds the scales (empty: unit scales).
+std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
+                  std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                  Scales& sc, std::uint64_t c);
+
 }  // namespace
 
 bool holds_exactly(const Format& in, const Format& out) {
@@ -424,10 +516,54 @@ bool holds_exactly(const Format& in, const Format& out) {
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c) {
+  Scales unit;
+  return run(p, in, out, a, b, unit, c);
+}
+
+std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& out,
+                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                          const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                          std::span<const std::uint64_t> scale_b, std::uint64_t c) {
+  if (p.structure != FdpaStructure::fused && p.structure != FdpaStructure::exact)
+    throw Error("structure", "block scales need the fused or exact structure");
+  if (p.scale_block < 1)
+    throw Error("scale_block", "this unit takes no block scales (scale_block is 0)");
+  const std::size_t blocks = (a.size() + static_cast<std::size_t>(p.scale_block) - 1) /
+                             static_cast<std::size_t>(p.scale_block);
+  if (scale_a.size() != blocks || scale_b.size() != blocks)
+    throw Error("scale_a", std::to_string(a.size()) + " elements in blocks of " +
+                               std::to_string(p.scale_block) + " need " + std::to_string(blocks) +
+                               " scales each, got " + std::to_string(scale_a.size()) + " and " +
+                               std::to_string(scale_b.size()));
+  if (p.subsum > 0 && (p.scale_block % p.subsum != 0 || (p.block > 0 && p.block % p.subsum != 0)))
+    throw Error("subsum", "scale_block and block must be multiples of subsum");
+  if (scale_format.has_inf())
+    throw Error("scale_format", "scale formats with infinities are not modelled");
+  if (2 * in.precision() + 2 * scale_format.precision() > 126)
+    throw Error("scale_format", "scaled products need more than the model's 126-bit terms");
+  Scales sc;
+  sc.block = static_cast<std::size_t>(p.scale_block);
+  for (std::size_t i = 0; i < blocks; ++i) {
+    sc.a.push_back(read_scale(scale_a[i], scale_format));
+    sc.b.push_back(read_scale(scale_b[i], scale_format));
+  }
+  return run(p, in, out, a, b, sc, c);
+}
+
+namespace {
+
+std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
+                  std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                  Scales& sc, std::uint64_t c) {
   if (a.size() != b.size())
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
                          std::to_string(b.size()));
   find_nan_policy(p.nan, "nan");
+  if (p.scale_block < 0) throw Error("scale_block", "scale_block must be 0 (none) or positive");
+  if (p.subsum < 0 || p.subsum > 64) throw Error("subsum", "subsum must be 0 (none) or 1..64");
+  if (p.subsum > 0 && (p.structure == FdpaStructure::sequential ||
+                       p.structure == FdpaStructure::pairwise))
+    throw Error("subsum", "sub-sums need the fused or exact structure");
   switch (p.structure) {
     case FdpaStructure::sequential: {
       check_fits(in, out);
@@ -455,7 +591,8 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
       std::size_t k = 0;
       do {
         const std::size_t len = std::min(step, a.size() - k);
-        d = exact_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d);
+        sc.first = k;
+        d = exact_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d, sc);
         k += len;
       } while (k < a.size());
       return d;
@@ -478,10 +615,13 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
   std::size_t k = 0;
   do {
     const std::size_t len = std::min<std::size_t>(p.block, a.size() - k);
-    d = fused_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d);
+    sc.first = k;
+    d = fused_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d, sc);
     k += len;
   } while (k < a.size());
   return d;
 }
+
+}  // namespace
 
 }  // namespace fpconform

@@ -115,6 +115,8 @@ const std::vector<Field>& fields() {
       INT_FIELD("product_bits", product_bits),
       ALIGN_FIELD("product_rounding", product_rounding),
       INT_FIELD("carry_bits", carry_bits),
+      INT_FIELD("scale_block", scale_block),
+      INT_FIELD("subsum", subsum),
       {"nan", [](const FdpaParams& p) { return std::string(p.nan); },
        [](FdpaParams& p, std::string_view v, const std::string& w) {
          p.nan = find_nan_policy(v, w).name;  // static storage
@@ -168,6 +170,9 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
   }
   if (p.block < 0 || p.block > 4096) throw Error(std::string(what), "block must be 0..4096");
   if (p.frac_bits < 0 || p.frac_bits > 200) throw Error(std::string(what), "frac_bits must be 0..200");
+  if (p.scale_block < 0 || p.scale_block > 4096)
+    throw Error(std::string(what), "scale_block must be 0..4096");
+  if (p.subsum < 0 || p.subsum > 64) throw Error(std::string(what), "subsum must be 0..64");
   return p;
 }
 

@@ -10,6 +10,11 @@
 //        are infinite), mmasim/mmasim/amd/sim.py (newer: CDNA1 = exact FDPA, L = 4 / 2);
 //  [FHMP] Fasi, Higham, Mikaitis, Pranesh, PeerJ CS 7:e330 (2021) (V100: L = 4, RZ fp32 out);
 //  [DS]  DeepSeek-V3, arXiv 2412.19437 3.3.2 (Hopper FP8 accumulation keeps ~14 bits).
+//        Block-scaled MMA (tcgen05.mma kind::mxf8f6f4 / mxf4 / mxf4nvf4, sm_120 mma.sync with
+//        block scale): simulator/nv.py + functions.py nv_fused_dot_add (scale_a/scale_b: the
+//        scale exponents added to each product's, F = 25) and nv_fused_dot_add_with_block_scale
+//        (fp4 kinds: F = 35, exact sub-sums of 16 products times their scales, aligned by the
+//        scale exponents; ue4m3 scales read as |x|; NaN scale or C: 0x7FFFFFFF; RZ into f32);
 // Rows marked "dumps" are reproduced bit for bit by suites/matrix (recorded V100/A100/H100
 // outputs in suites/data/tensorcore-dumps). AMD rows have no recorded data here: they follow
 // the published models. AMD's NaN bit pattern is not measured by either source: the IEEE
@@ -93,6 +98,23 @@ constexpr FdpaParams exact(int block) {
   return p;
 }
 
+// Blackwell block-scaled units [MS]: kind::mxf8f6f4 (k32, one ue8m0 pair per 32 elements, the
+// plain fused block with F = 25; the same numbers as kind::f8f6f4 with unit scales), and the fp4
+// kinds (k64, exact sub-sums of 16, F = 35, f32 RZ only). zero_exp -133: [KM]'s B200 value
+// (measured for f16/bf16/tf32; assumed here).
+constexpr FdpaParams mx_f8f6f4() {
+  FdpaParams p = nv(32, 25, -133);
+  p.scale_block = 32;
+  return p;
+}
+constexpr FdpaParams mx_f4(int scale_block) {
+  FdpaParams p = nv(64, 35, -133);
+  p.scale_block = scale_block;
+  p.subsum = 16;
+  p.out_rounding = Rounding{RoundingMode::rtz};
+  return p;
+}
+
 using R = OutputRule;
 
 constexpr MatrixUnitEntry kEntries[] = {
@@ -131,7 +153,15 @@ constexpr MatrixUnitEntry kEntries[] = {
     {"blackwell", "f16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
     {"blackwell", "bf16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
     {"blackwell", "tf32", nv(8, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
-    {"blackwell", "e4m3", nv(32, 25, -133), R::nvidia, "[MS] (B200 tcgen05: no 13-bit cut)"},
+    // fp8/fp6/fp4 (kind::f8f6f4 and, with fdpa_scaled and ue8m0 scales, kind::mxf8f6f4).
+    {"blackwell", "e4m3", mx_f8f6f4(), R::nvidia, "[MS] (B200 tcgen05: no 13-bit cut); mxf8f6f4: [MS] nv_fused_dot_add with scales"},
+    {"blackwell", "e5m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
+    {"blackwell", "e2m3", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
+    {"blackwell", "e3m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
+    {"blackwell", "e2m1", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
+    // fp4 kinds: kind::mxf4 (ue8m0 per 32) and kind::mxf4nvf4 (nvf4: ue4m3 per 16), k64.
+    {"blackwell-mxf4", "e2m1", mx_f4(32), R::f32, "[MS] functions.py nv_fused_dot_add_with_block_scale (mxf4: exact sub-sums of 16, F = 35, ue8m0 per 32, RZ)"},
+    {"blackwell-nvf4", "e2m1", mx_f4(16), R::f32, "[MS] functions.py nv_fused_dot_add_with_block_scale (mxf4nvf4: exact sub-sums of 16, F = 35, ue4m3 per 16, RZ)"},
     // ---- AMD CDNA1 (MI100). The sources disagree: cdna1 = [MS] simulator/amd.py (pairwise
     // fp32 tree, the model of the paper's v1); cdna1-km = [KM] models/CDNA1.m (exact sum of
     // 4 (f16) / 2 (bf16) products and C, then RNE; correct_rounding = 1), which MMA-Sim's newer

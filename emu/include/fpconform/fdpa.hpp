@@ -32,6 +32,19 @@
 // exact (Kulisch): per `block` products (0: all of them) the exact sum of the products and C,
 //   rounded once into `out` with `out_rounding`.
 // In every structure K > block runs as a chain: each step's D is the next step's C.
+// Block scaling (fdpa_scaled; fused and exact structures): element i of a and b is multiplied by
+//   scale_a[i / scale_block] and scale_b[i / scale_block], codes of a scale format whose sign
+//   bit, if it has one, is ignored (ue4m3 = e4m3 read as |x|). With `subsum` = 0 (MX fp8/fp6/fp4,
+//   MMA-Sim's kind::mxf8f6f4) each product is exact, its significand times the scales'
+//   significands and its exponent ea + eb + esa + esb (the scales' exponents as step 1 reads
+//   them); the fused block then runs as above. With `subsum` = G > 0 (MMA-Sim's kind::mxf4 and
+//   mxf4nvf4) the step-1 terms are exact sums of G consecutive products, each times its scale
+//   pair's significands, with the exponent esa + esb of the scales alone (not of the sum's own
+//   magnitude); a sub-sum that is exactly zero is a zero term (zero_exp). A NaN scale gives the
+//   default NaN; a zero scale makes its products zeros (inf times a zero scale: NaN). fdpa()
+//   runs with unit scales (1: exponent 0), so there scale_block alone changes nothing and
+//   `subsum` (fused and exact only) still groups the products; pairwise and sequential ignore
+//   scale_block and refuse subsum.
 // Zeros (fused, exact): a step whose products and C are all zero gives the IEEE sign of an
 // exact zero sum (-0 only when all are -0, or mixed under `down`); a sum that cancels gives +0
 // (-0 under `down`). (K-M's and MMA-Sim's models return +0 in the first case: not measured.)
@@ -89,6 +102,10 @@ struct FdpaParams {
   int product_bits = -1;          // >= 1: each product rounded to this many significant bits
   AlignRounding product_rounding = AlignRounding::truncate;
   int carry_bits = -1;            // >= 0: bits above 2^E the group adder keeps (see step 3)
+  // Block scaling (see above): elements per scale (0: the unit takes no scales; fdpa_scaled
+  // refuses it) and products per exact sub-sum (0: products are the terms).
+  int scale_block = 0;
+  int subsum = 0;
 
   // The NaN policy (nan_policy.hpp) of NaN results: its default NaN for the fused and exact
   // structures (NaN inputs, inf * 0, inf - inf); the full policy in the pairwise and
@@ -104,6 +121,18 @@ struct FdpaParams {
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c);
+
+// fdpa with block scales: scale_a and scale_b hold one code of `scale_format` per scale_block
+// elements (the last block may be short), ceil(K / scale_block) each. D = sum_i a_i * b_i *
+// scale_a[i / scale_block] * scale_b[i / scale_block] + C, computed as the parameters say (see
+// "Block scaling" above). Throws Error for a structure other than fused or exact, scale_block
+// < 1, wrong scale counts, a scale format with infinities, sub-sums that straddle a scale block
+// or a step (scale_block and block must be multiples of subsum), or significands too wide
+// for the model's 128-bit terms.
+std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& out,
+                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                          const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                          std::span<const std::uint64_t> scale_b, std::uint64_t c);
 
 // Every finite value of `in` is a value of `out` (precision, exponent range, subnormals).
 bool holds_exactly(const Format& in, const Format& out);
