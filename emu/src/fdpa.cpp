@@ -517,7 +517,44 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c) {
   Scales unit;
-  return run(p, in, out, a, b, unit, c);
+  if (p.instr_k == 0 && p.k_order == KOrder::natural && !p.c_last)
+    return run(p, in, out, a, b, unit, c);
+  // Instruction by instruction: reorder its k, run its blocks (from +0 with c_last), add C.
+  if (a.size() != b.size())
+    throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
+                         std::to_string(b.size()));
+  if (p.instr_k < 0) throw Error("instr_k", "instr_k must be 0 (all K) or positive");
+  FdpaParams inner = p;
+  inner.instr_k = 0;
+  inner.k_order = KOrder::natural;
+  inner.c_last = false;
+  OpOptions add_options;
+  add_options.rounding.mode = RoundingMode::rne;
+  add_options.nan = &find_nan_policy(p.nan, "nan");
+  const std::size_t chunk = p.instr_k > 0 ? static_cast<std::size_t>(p.instr_k) : a.size();
+  std::vector<std::uint64_t> av, bv;
+  std::uint64_t d = c;
+  std::size_t k0 = 0;
+  do {
+    const std::size_t k1 = std::min(a.size(), k0 + chunk);
+    av.clear();
+    bv.clear();
+    for (int pass = 0; pass < (p.k_order == KOrder::pairs_mod4 ? 2 : 1); ++pass)
+      for (std::size_t k = k0; k < k1; ++k) {
+        if (p.k_order == KOrder::pairs_mod4 && ((k - k0) % 4 < 2) != (pass == 0)) continue;
+        av.push_back(a[k]);
+        bv.push_back(b[k]);
+      }
+    if (p.c_last) {
+      const std::uint64_t t = run(inner, in, out, av, bv, unit, 0);
+      const std::uint64_t ops[3] = {t, d, 0};
+      d = apply_op(Op::add, out, ops, add_options).bits;
+    } else {
+      d = run(inner, in, out, av, bv, unit, d);
+    }
+    k0 = k1;
+  } while (k0 < a.size());
+  return d;
 }
 
 std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& out,

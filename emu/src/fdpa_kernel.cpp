@@ -73,7 +73,8 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
   // 32 bits, and a sum that fits 63 bits for blocks of up to 64. No sub-sums (block-scaled fp4
   // units); scale_block alone is fine: the kernel computes fdpa(), whose scales are all 1.
   fast_ = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
-          p.c_in_block && !p.late_c && p.interleave == 1 && p.product_bits < 0 && p.subsum == 0 &&
+          p.c_in_block && !p.late_c && p.instr_k == 0 && p.k_order == KOrder::natural &&
+          !p.c_last && p.interleave == 1 && p.product_bits < 0 && p.subsum == 0 &&
           p.carry_bits < 0 && !p.product_overflow && !p.flush_subnormal_inputs &&
           in.width() <= 16 && in.precision() <= 12 && p.frac_bits <= 50 && p.block <= 64 &&
           p.frac_bits >= 2 * in.man_bits &&

@@ -117,6 +117,17 @@ const std::vector<Field>& fields() {
       INT_FIELD("carry_bits", carry_bits),
       INT_FIELD("scale_block", scale_block),
       INT_FIELD("subsum", subsum),
+      INT_FIELD("instr_k", instr_k),
+      {"k_order",
+       [](const FdpaParams& p) {
+         return std::string(p.k_order == KOrder::pairs_mod4 ? "pairs_mod4" : "natural");
+       },
+       [](FdpaParams& p, std::string_view v, const std::string& w) {
+         if (v == "natural") p.k_order = KOrder::natural;
+         else if (v == "pairs_mod4") p.k_order = KOrder::pairs_mod4;
+         else throw Error(w, "'" + std::string(v) + "' is not natural or pairs_mod4");
+       }},
+      BOOL_FIELD("c_last", c_last),
       {"nan", [](const FdpaParams& p) { return std::string(p.nan); },
        [](FdpaParams& p, std::string_view v, const std::string& w) {
          p.nan = find_nan_policy(v, w).name;  // static storage

@@ -69,6 +69,13 @@ enum class AlignRounding : std::uint8_t { truncate, nearest_even, down };
 
 enum class FdpaStructure : std::uint8_t { fused, pairwise, sequential, exact };
 
+// The order in which an instruction's k products reach the blocks.
+enum class KOrder : std::uint8_t {
+  natural,     // k = 0, 1, 2, ...
+  pairs_mod4,  // k with k % 4 in {0, 1} first, then {2, 3}: the two HMMA.16816 halves that
+               // ptxas emits for Hopper's fp8 mma.sync m16n8k32 (register fragment layout)
+};
+
 struct FdpaParams {
   FdpaStructure structure = FdpaStructure::fused;
   int block = 4;            // fused: L products per step; pairwise: group size; exact: products
@@ -106,6 +113,14 @@ struct FdpaParams {
   // refuses it) and products per exact sub-sum (0: products are the terms).
   int scale_block = 0;
   int subsum = 0;
+  // Instructions that run as a sequence of MMAs with C added at the end (ptxas's emulation of
+  // fp8 mma.sync on Hopper: two f16 HMMAs from C = +0, then HADD2 D = T + C, RNE). `instr_k`
+  // products per instruction (0: all K), reordered by `k_order`; with `c_last` the blocks of
+  // each instruction chain from +0 and C (then the previous instruction's D) is added by one
+  // IEEE addition (RNE) in the output format.
+  int instr_k = 0;
+  KOrder k_order = KOrder::natural;
+  bool c_last = false;
 
   // The NaN policy (nan_policy.hpp) of NaN results: its default NaN for the fused and exact
   // structures (NaN inputs, inf * 0, inf - inf); the full policy in the pairwise and

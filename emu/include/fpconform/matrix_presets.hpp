@@ -18,6 +18,7 @@ enum class OutputRule : std::uint8_t {
   f32,     // f32 only, rounded as the entry's params say (AMD MFMA f32 destinations)
   f64,     // f64 only (fp64 MMA / MFMA)
   any,     // any output format, rounded as the entry's params say (exact)
+  f16,     // f16 only, RNE (Hopper's emulated fp8 mma.sync with an f16 accumulator)
 };
 
 struct MatrixUnitEntry {
