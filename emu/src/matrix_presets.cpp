@@ -175,6 +175,20 @@ constexpr MatrixUnitEntry kEntries[] = {
     {"blackwell", "tf32", nv(8, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
     // fp8/fp6/fp4 (kind::f8f6f4 and, with fdpa_scaled and ue8m0 scales, kind::mxf8f6f4).
     {"blackwell", "e4m3", mx_f8f6f4(), R::nvidia, "[MS] (B200 tcgen05: no 13-bit cut); mxf8f6f4: [MS] nv_fused_dot_add with scales"},
+    // The mma.sync path of Blackwell (sm_100) and RTX Blackwell (sm_120): MMASim with F = 25
+    // (arch_accum_fractional_bits), one fused block per instruction (no k split outside
+    // Ampere/Ada), no 13-bit cut (Ada-only). MMA-Sim gives zero terms no exponent. Not yet
+    // checked against recorded data.
+    {"blackwell-mma", "f16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k16 unsplit)"},
+    {"blackwell-mma", "bf16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k16 unsplit)"},
+    {"blackwell-mma", "tf32", nv(8, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k8 unsplit)"},
+    {"blackwell-mma", "e4m3", nv(32, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k32 unsplit)"},
+    {"blackwell-mma", "e5m2", nv(32, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k32 unsplit)"},
+    {"rtx-blackwell", "f16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k16)"},
+    {"rtx-blackwell", "bf16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k16)"},
+    {"rtx-blackwell", "tf32", nv(8, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k8)"},
+    {"rtx-blackwell", "e4m3", nv(32, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 f8f6f4 m16n8k32)"},
+    {"rtx-blackwell", "e5m2", nv(32, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 f8f6f4 m16n8k32)"},
     {"blackwell", "e5m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
     {"blackwell", "e2m3", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
     {"blackwell", "e3m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
