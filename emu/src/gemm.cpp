@@ -30,8 +30,11 @@ struct Prepared {
   FdpaKernel kernel;
   DecodedOperands a, bt;
   int k = 0;
-  Prepared(const GemmOptions& o, const Matrix& a_in, const Matrix& b_in)
-      : kernel(o.unit, a_in.format, o.acc), k(a_in.cols) {
+  Prepared(const GemmOptions& opt, const Matrix& a_matrix, const Matrix& b_matrix)
+      : kernel(opt.unit, a_matrix.format, opt.acc), k(a_matrix.cols), o(&opt), a_in(&a_matrix),
+        b_in(&b_matrix) {
+    const Matrix& a_in = a_matrix;
+    const Matrix& b_in = b_matrix;
     a = kernel.decode(a_in.codes);
     std::vector<std::uint64_t> t(b_in.codes.size());
     for (int r = 0; r < b_in.rows; ++r)
@@ -39,10 +42,32 @@ struct Prepared {
         t[static_cast<std::size_t>(c) * b_in.rows + r] = b_in.at(r, c);
     bt = kernel.decode(t);
   }
+  const GemmOptions* o = nullptr;
+  const Matrix* a_in = nullptr;
+  const Matrix* b_in = nullptr;
   std::uint64_t dot(int row, int col, int k0, int k1, std::uint64_t start) const {
-    return kernel.dot(a, static_cast<std::size_t>(row) * k + k0, bt,
-                      static_cast<std::size_t>(col) * k + k0, 1, static_cast<std::size_t>(k1 - k0),
-                      start);
+    if (o->block_scale_a.empty() && !o->reverse_k)
+      return kernel.dot(a, static_cast<std::size_t>(row) * k + k0, bt,
+                        static_cast<std::size_t>(col) * k + k0, 1,
+                        static_cast<std::size_t>(k1 - k0), start);
+    // Reversed K or block scales: the clear model on the gathered vectors.
+    std::vector<std::uint64_t> av, bv, sa, sb;
+    for (int t = k0; t < k1; ++t) {
+      const int kk = o->reverse_k ? k1 - 1 - (t - k0) : t;
+      av.push_back(a_in->at(row, kk));
+      bv.push_back(b_in->at(kk, col));
+    }
+    if (o->block_scale_a.empty()) return fdpa(o->unit, a_in->format, o->acc, av, bv, start);
+    // Scales per scale_block elements of the slice (slices and promotion groups are whole
+    // scale blocks; gemm checks that).
+    const int sbk = o->unit.scale_block;
+    const int nblocks = (k + sbk - 1) / sbk;
+    for (int g = k0 / sbk; g < (k1 + sbk - 1) / sbk; ++g) {
+      const int gg = o->reverse_k ? (k1 - 1) / sbk - (g - k0 / sbk) : g;
+      sa.push_back(o->block_scale_a[static_cast<std::size_t>(row) * nblocks + gg]);
+      sb.push_back(o->block_scale_b[static_cast<std::size_t>(gg) * b_in->cols + col]);
+    }
+    return fdpa_scaled(o->unit, a_in->format, o->acc, av, bv, o->block_scale_format, sa, sb, start);
   }
 };
 
@@ -92,6 +117,21 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
   }
   check(o.split_k >= 1 && o.split_k <= std::max(1, a.cols), "--split-k", "must be 1..K");
   const bool promote = o.promote_every > 0;
+  if (!o.block_scale_a.empty() || !o.block_scale_b.empty()) {
+    const int sbk = o.unit.scale_block;
+    check(sbk > 0, "--model", "block scales need a block-scaled unit (scale_block > 0)");
+    const int nblocks = (a.cols + sbk - 1) / sbk;
+    check(o.block_scale_a.size() == static_cast<std::size_t>(a.rows) * nblocks, "--block-scale-a",
+          "expected " + std::to_string(a.rows) + "x" + std::to_string(nblocks) + " scales");
+    check(o.block_scale_b.size() == static_cast<std::size_t>(nblocks) * b.cols, "--block-scale-b",
+          "expected " + std::to_string(nblocks) + "x" + std::to_string(b.cols) + " scales");
+    check(o.split_k == 1 || a.cols % (o.split_k * sbk) == 0, "--split-k",
+          "slices must hold whole scale blocks");
+    check(o.promote_every == 0 || o.promote_every % sbk == 0, "--promote",
+          "promotion groups must hold whole scale blocks");
+    check(!o.reverse_k || a.cols % sbk == 0, "--reverse-k",
+          "reversing K with block scales needs K to be whole scale blocks");
+  }
   if (promote) {
     check(o.split_k == 1, "--split-k", "split-K with promotion is not modelled");
     const int groups = (a.cols + o.promote_every - 1) / o.promote_every;

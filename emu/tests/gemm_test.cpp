@@ -57,6 +57,38 @@ TEST(Gemm, SplitKAndScales) {
   EXPECT_EQ(gemm(fx.o, fx.a, fx.b, &c).codes[0], 0x44008000u);
 }
 
+// Walking K backwards: the seven blocks of small products come first and add up exactly
+// (E <= 1), 224 * 2^-6 = 3.5; the last block holds 256, aligns to E = 8 and truncates its 31
+// small products, keeping C = 3.5: 259.5.
+TEST(Gemm, ReverseK) {
+  Fixture fx;
+  fx.o.reverse_k = true;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x4381C000u);
+}
+
+// Blackwell mxf8f6f4 with ue8m0 scales per 32 elements: A = 1 x 64 ones, B = 64 x 1 ones;
+// A's first block scaled by 2 (code 128), the rest by 1 (127): 32 * 2 + 32 = 96.
+TEST(Gemm, BlockScales) {
+  const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32");
+  GemmOptions o;
+  o.unit = find_matrix_unit("blackwell", e4m3, f32);
+  o.acc = f32;
+  o.out = f32;
+  o.block_scale_format = parse_format("ue8m0");
+  o.block_scale_a = {128, 127};
+  o.block_scale_b = {127, 127};
+  const Matrix a{1, 64, e4m3, std::vector<std::uint64_t>(64, 0x38)};
+  const Matrix b{64, 1, e4m3, std::vector<std::uint64_t>(64, 0x38)};
+  EXPECT_EQ(gemm(o, a, b).codes[0], 0x42C00000u);
+  o.block_scale_a = {128};
+  try {
+    gemm(o, a, b);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--block-scale-a"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Gemm, ShapeErrorsNameTheArgument) {
   Fixture fx;
   Matrix wrong = fx.b;

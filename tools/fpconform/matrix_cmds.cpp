@@ -45,7 +45,9 @@ void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
     auto* sub = app.add_subcommand("gemm", "D = A.B + C with a matrix-unit model (.npy or CSV)");
     struct Opts {
       std::string model, in, out, acc, a, b, c, d;
-      int promote = 0, split_k = 1;
+      int promote = 0, split_k = 1, scale_b_block_cols = 1;
+      std::string scale_a, scale_b, block_scale_a, block_scale_b, block_scale_format = "ue8m0";
+      bool reverse_k = false;
       std::string reduction = "sequential";
       bool hex = false;
     };
@@ -62,6 +64,15 @@ void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
     sub->add_option("--split-k", o->split_k, "cut K into S slices, reduce their results");
     sub->add_option("--reduction", o->reduction, "sequential | pairwise (split-K)");
     sub->add_flag("--hex", o->hex, "CSV output as raw hex codes");
+    sub->add_flag("--reverse-k", o->reverse_k, "walk K from the last product to the first");
+    sub->add_option("--scale-a", o->scale_a, "fp32 scales of A per promotion group (M x K/N)");
+    sub->add_option("--scale-b", o->scale_b, "fp32 scales of B per group (K/N x N, or x N/cols)");
+    sub->add_option("--scale-b-block-cols", o->scale_b_block_cols,
+                    "columns of B sharing one scale (128 for 128x128 weight blocks)");
+    sub->add_option("--block-scale-a", o->block_scale_a,
+                    "in-unit block scales of A (MX/NVFP4 units: M x K/scale_block)");
+    sub->add_option("--block-scale-b", o->block_scale_b, "in-unit block scales of B (K/scale_block x N)");
+    sub->add_option("--block-scale-format", o->block_scale_format, "ue8m0 (MX) or e4m3 (NVFP4)");
     commands.push_back({sub, [o] {
                           GemmOptions g;
                           const Format in = parse_format(o->in, "--in");
@@ -73,6 +84,23 @@ void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
                           if (o->reduction == "pairwise") g.reduction = SplitReduction::pairwise;
                           else if (o->reduction != "sequential")
                             throw Error("--reduction", "'" + o->reduction + "' is not sequential or pairwise");
+                          g.reverse_k = o->reverse_k;
+                          g.scale_b_block_cols = o->scale_b_block_cols;
+                          const Format f32 = parse_format("f32");
+                          auto codes32 = [](const Matrix& m) {
+                            return std::vector<std::uint32_t>(m.codes.begin(), m.codes.end());
+                          };
+                          if (!o->scale_a.empty()) g.scale_a = codes32(read_matrix(o->scale_a, f32, "--scale-a"));
+                          if (!o->scale_b.empty()) g.scale_b = codes32(read_matrix(o->scale_b, f32, "--scale-b"));
+                          if (g.scale_a.empty() != g.scale_b.empty())
+                            throw Error("--scale-a", "give both --scale-a and --scale-b, or neither");
+                          if (!o->block_scale_a.empty() || !o->block_scale_b.empty()) {
+                            if (o->block_scale_a.empty() || o->block_scale_b.empty())
+                              throw Error("--block-scale-a", "give both --block-scale-a and --block-scale-b");
+                            g.block_scale_format = parse_format(o->block_scale_format, "--block-scale-format");
+                            g.block_scale_a = read_matrix(o->block_scale_a, g.block_scale_format, "--block-scale-a").codes;
+                            g.block_scale_b = read_matrix(o->block_scale_b, g.block_scale_format, "--block-scale-b").codes;
+                          }
                           const Matrix a = read_matrix(o->a, in, "--a");
                           const Matrix b = read_matrix(o->b, in, "--b");
                           Matrix c;

@@ -42,6 +42,12 @@ struct GemmOptions {
   int scale_b_block_cols = 1;
   int split_k = 1;    // K cut into this many equal slices, each computed from zero, then reduced
   SplitReduction reduction = SplitReduction::sequential;
+  bool reverse_k = false;  // walk K from the last product to the first
+  // Block scales inside the unit (MX / NVFP4 MMAs, unit.scale_block > 0): codes of
+  // `block_scale_format`, M x ceil(K / scale_block) for A and ceil(K / scale_block) x N for B.
+  // Empty: no block scales (the unit runs with scales of 1).
+  Format block_scale_format;
+  std::vector<std::uint64_t> block_scale_a, block_scale_b;
 };
 
 // D = A.B + C. A is M x K, B is K x N (both in one input format), C (optional; M x N in `acc`).

@@ -87,6 +87,18 @@ printf '1,2\n3\n' >"$tmp/ragged.csv"
 expect "gemm ragged rows" 2 "ragged.csv:2: expected 2 cells" -- gemm --model exact --in f16 --out f32 --a "$tmp/ragged.csv" --b "$tmp/b.csv" -o "$tmp/x.csv"
 expect "gemm missing file" 2 "--a: cannot open" -- gemm --model exact --in f16 --out f32 --a "$tmp/none.csv" --b "$tmp/b.csv" -o "$tmp/x.csv"
 if [[ ! -e "$tmp/x.csv" ]]; then ok; else bad "a failed gemm left an output file"; fi
+# Per-group scales with promotion: A = 1x4 ones, B = 4x1 ones, groups of 2 scaled by 2 and 0.5:
+# 2*2 + 2*0.5 = 5.
+printf '1,1,1,1\n' >"$tmp/a4.csv"; printf '1\n1\n1\n1\n' >"$tmp/b4.csv"
+printf '2,0.5\n' >"$tmp/sa.csv"; printf '1\n1\n' >"$tmp/sb.csv"
+expect "gemm scales" 0 "" -- gemm --model hopper --in e4m3 --out f32 --a "$tmp/a4.csv" --b "$tmp/b4.csv" --promote 2 --scale-a "$tmp/sa.csv" --scale-b "$tmp/sb.csv" -o "$tmp/d4.csv"
+if [[ "$(cat "$tmp/d4.csv" 2>/dev/null)" == "5" ]]; then ok; else bad "gemm scales result: $(cat "$tmp/d4.csv" 2>/dev/null)"; fi
+expect "gemm scale count" 2 "--scale-a" -- gemm --model hopper --in e4m3 --out f32 --a "$tmp/a4.csv" --b "$tmp/b4.csv" --promote 1 --scale-a "$tmp/sa.csv" --scale-b "$tmp/sb.csv" -o "$tmp/x.csv"
+# MX block scales (ue8m0 codes as hex): 32 ones . 32 ones with A's scale 2^1: 64.
+python3 -c "print(','.join(['1']*32))" >"$tmp/a32.csv"; python3 -c "print('\n'.join(['1']*32))" >"$tmp/b32.csv"
+printf '0x80\n' >"$tmp/bsa.csv"; printf '0x7f\n' >"$tmp/bsb.csv"
+expect "gemm block scales" 0 "" -- gemm --model blackwell --in e4m3 --out f32 --a "$tmp/a32.csv" --b "$tmp/b32.csv" --block-scale-a "$tmp/bsa.csv" --block-scale-b "$tmp/bsb.csv" -o "$tmp/d32.csv"
+if [[ "$(cat "$tmp/d32.csv" 2>/dev/null)" == "64" ]]; then ok; else bad "gemm block scales result: $(cat "$tmp/d32.csv" 2>/dev/null)"; fi
 if python3 -c "import numpy" 2>/dev/null; then
   python3 -c "
 import numpy as np
