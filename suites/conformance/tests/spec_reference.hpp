@@ -100,6 +100,8 @@ inline Target make_target(const Format& f) {
     t.inf_mag = (f.nan == NanEncoding::all_ones || f.nan == NanEncoding::max_code) ? t.mag_all - 1
                                                                                  : t.mag_all;
   u64 c = t.mag_all;
+  // Every code of a reserved all-ones exponent field is special: skip the field at once.
+  if (t.reserve_top) c = (t.exp_all << t.m) - 1;
   while (t.special_mag(c)) --c;
   t.max_mag = c;
   t.minpos_mag = f.has_zero ? 1 : 0;
