@@ -23,15 +23,15 @@ double special_case(CodeClass cc, bool cneg, mpfr_srcptr exact) {
   return -1.0;
 }
 
-}  // namespace
-
-double ulp_error(std::uint64_t computed, mpfr_srcptr exact, const Format& f) {
-  RangeGuard guard;
-  const Geometry& g = geometry(f);
+// The shared prologue of the error metrics: -1 (and S.g = computed - exact, signed, at 128
+// bits) when both are finite; else the metric's value for the special case (0 or +inf).
+// `classified` gets the computed code's class.
+double signed_difference(std::uint64_t computed, mpfr_srcptr exact, const Geometry& g,
+                         CodeClass& classified) {
   if ((computed & ~g.code_all) != 0) throw Error("bits", "code wider than the format");
-  const CodeClass cc = classify_code(g, computed);
+  classified = classify_code(g, computed);
   const bool cneg = g.is_signed && (computed & g.sign_bit);
-  const double sp = special_case(cc, cneg, exact);
+  const double sp = special_case(classified, cneg, exact);
   if (sp >= 0) return sp;
   Scratch& S = scratch();
   mpfr_set_prec(S.tmp, std::max(2, g.man_bits + 1));
@@ -39,6 +39,18 @@ double ulp_error(std::uint64_t computed, mpfr_srcptr exact, const Format& f) {
   if (cneg) mpfr_neg(S.tmp, S.tmp, MPFR_RNDN);
   mpfr_set_prec(S.g, 128);
   mpfr_sub(S.g, S.tmp, exact, MPFR_RNDN);
+  return -1.0;
+}
+
+}  // namespace
+
+double ulp_error(std::uint64_t computed, mpfr_srcptr exact, const Format& f) {
+  RangeGuard guard;
+  const Geometry& g = geometry(f);
+  CodeClass cc;
+  const double sp = signed_difference(computed, exact, g, cc);
+  if (sp >= 0) return sp;
+  Scratch& S = scratch();
   mpfr_abs(S.g, S.g, MPFR_RNDN);
   long e = g.emin;
   if (!mpfr_zero_p(exact)) e = std::max<long>(static_cast<long>(mpfr_get_exp(exact)) - 1, g.emin);
@@ -49,18 +61,11 @@ double ulp_error(std::uint64_t computed, mpfr_srcptr exact, const Format& f) {
 double relative_error(std::uint64_t computed, mpfr_srcptr exact, const Format& f) {
   RangeGuard guard;
   const Geometry& g = geometry(f);
-  if ((computed & ~g.code_all) != 0) throw Error("bits", "code wider than the format");
-  const CodeClass cc = classify_code(g, computed);
-  const bool cneg = g.is_signed && (computed & g.sign_bit);
-  const double sp = special_case(cc, cneg, exact);
+  CodeClass cc;
+  const double sp = signed_difference(computed, exact, g, cc);
   if (sp >= 0) return sp;
   if (mpfr_zero_p(exact)) return cc == CodeClass::zero ? 0.0 : kInf;
   Scratch& S = scratch();
-  mpfr_set_prec(S.tmp, std::max(2, g.man_bits + 1));
-  set_magnitude_value(S.tmp, g, computed & g.mag_all);
-  if (cneg) mpfr_neg(S.tmp, S.tmp, MPFR_RNDN);
-  mpfr_set_prec(S.g, 128);
-  mpfr_sub(S.g, S.tmp, exact, MPFR_RNDN);
   mpfr_div(S.g, S.g, exact, MPFR_RNDN);
   mpfr_abs(S.g, S.g, MPFR_RNDN);
   return mpfr_get_d(S.g, MPFR_RNDN);
