@@ -18,5 +18,6 @@ void add_convert_command(CLI::App& app, std::vector<Command>& commands);
 void add_testfloat_commands(CLI::App& app, std::vector<Command>& commands);
 void add_report_command(CLI::App& app, std::vector<Command>& commands);
 void add_matrix_commands(CLI::App& app, std::vector<Command>& commands);
+void add_quantize_commands(CLI::App& app, std::vector<Command>& commands);
 
 }  // namespace fpconform::cli

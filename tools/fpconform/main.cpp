@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   fpconform::cli::add_testfloat_commands(app, commands);
   fpconform::cli::add_report_command(app, commands);
   fpconform::cli::add_matrix_commands(app, commands);
+  fpconform::cli::add_quantize_commands(app, commands);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string unknown_command;  // the first word, if it names no command

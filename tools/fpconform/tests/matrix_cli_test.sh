@@ -114,5 +114,21 @@ else
   echo "SKIPPED: numpy not installed; .npy round trip not checked"
 fi
 
+# ---- quantize / scale-rules ----
+expect "scale-rules lists ocp" 0 "ocp" -- scale-rules
+# The OCP MX example (microxcaling issue #4): a block with amax 957 in MXFP8 (e4m3, emax 8)
+# gets X = 2^(9-8) = 2 (ue8m0 0x80); 957/2 = 478.5 clamps to 448 (0x7E), which reads back as 896.
+python3 -c "print(','.join(['957'] + ['1']*31))" >"$tmp/q.csv"
+expect "quantize mxfp8" 0 "rule ocp" -- quantize --block mxfp8 -i "$tmp/q.csv" -o "$tmp/qe.csv" --scales "$tmp/qs.csv" --hex
+if [[ "$(cut -d, -f1 "$tmp/qe.csv")" == "0x7e" && "$(cat "$tmp/qs.csv")" == "0x80" ]]; then ok; else bad "quantize codes: $(cut -d, -f1 "$tmp/qe.csv") $(cat "$tmp/qs.csv")"; fi
+expect "quantize --dequantize" 0 "" -- quantize --block mxfp8 -i "$tmp/q.csv" -o "$tmp/qd.csv" --dequantize
+if [[ "$(cut -d, -f1 "$tmp/qd.csv")" == "896" ]]; then ok; else bad "dequantized 957: $(cut -d, -f1 "$tmp/qd.csv")"; fi
+# RCEIL picks 2^ceil(log2(957/448)) = 4 (0x81): 957/4 = 239.25 -> 240, read back as 960.
+expect "quantize rceil" 0 "rule rceil" -- quantize --block mxfp8 --rule rceil -i "$tmp/q.csv" -o "$tmp/qr.csv" --dequantize
+if [[ "$(cut -d, -f1 "$tmp/qr.csv")" == "960" ]]; then ok; else bad "rceil 957: $(cut -d, -f1 "$tmp/qr.csv")"; fi
+expect "quantize unknown block" 2 "--block: unknown block 'mxfp9'" -- quantize --block mxfp9 -i "$tmp/q.csv" -o "$tmp/x.csv"
+expect "quantize unknown rule" 2 "--rule" -- quantize --block mxfp8 --rule nope -i "$tmp/q.csv" -o "$tmp/x.csv"
+expect "quantize block does not divide" 2 "block_cols" -- quantize --block tile:1x5 -i "$tmp/q.csv" -o "$tmp/x.csv"
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]
