@@ -175,8 +175,13 @@ QuantizedBlock quantize_block(std::span<const std::uint64_t> values, const Forma
   if (tensor_scale_code) {
     const Format tf = tensor_format(rule, "tensor_scale");
     g = decode(*tensor_scale_code, tf);
-    if (g.is_nan() || g.is_inf() || g.is_zero() || g.negative)
-      throw Error("tensor_scale", "must be a positive finite value");
+    if (g.is_nan() || g.is_inf()) {  // a NaN tensor (tensor_scale's NaN): every block is NaN
+      out.scale = nan_or_zero_code(sf);
+      out.flags.raise(Flags::invalid);
+      return out;
+    }
+    if (g.is_zero() || g.negative)
+      throw Error("tensor_scale", "must be positive (or NaN for a NaN tensor)");
   }  // a two-level rule without a tensor scale is its one-level form (g = 1)
 
   bool special = false;
@@ -191,7 +196,10 @@ QuantizedBlock quantize_block(std::span<const std::uint64_t> values, const Forma
   switch (rule.choice) {
     case ScaleChoice::floor_log2_minus_emax: {
       int k = amax.is_zero() ? sf.emin() : floor_log2(amax) - element_format.emax();
-      if (k < sf.emin()) k = sf.emin();
+      if (k < sf.emin()) {  // clamped to the smallest scale: a range limit (underflow)
+        if (!amax.is_zero()) out.flags.raise(Flags::underflow);
+        k = sf.emin();
+      }
       if (k > sf.emax()) {
         out.scale = nan_or_zero_code(sf);
         out.flags.raise(Flags::invalid);
@@ -211,7 +219,7 @@ QuantizedBlock quantize_block(std::span<const std::uint64_t> values, const Forma
       // The ceiling is the rule, not a loss: only its range flags count. A zero amax is the
       // smallest scale by definition (no flags).
       std::uint8_t f = s.flags.bits;
-      if (rule.choice == ScaleChoice::ceil_pow2_of_ratio && !(f & (Flags::overflow | Flags::underflow)))
+      if (rule.choice == ScaleChoice::ceil_pow2_of_ratio)
         f &= static_cast<std::uint8_t>(~Flags::inexact);
       if (!amax.is_zero()) out.flags.raise(f);
       break;

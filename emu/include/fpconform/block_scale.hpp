@@ -67,7 +67,8 @@ struct QuantizedBlock {
 // rounds to zero (nvfp4/tile on a zero block) gives element codes +0.
 //
 // `tensor_scale` is the second-level scale as a code of rule.tensor_scale_format (required
-// iff the rule has one; compute it with tensor_scale()).
+// iff the rule has one; compute it with tensor_scale()). A NaN tensor scale (a tensor holding
+// NaN or inf) makes every block special as above.
 QuantizedBlock quantize_block(std::span<const std::uint64_t> values, const Format& in_format,
                               const Format& element_format, const ScaleRule& rule,
                               std::optional<std::uint64_t> tensor_scale = std::nullopt);
