@@ -25,16 +25,18 @@ bool ends_with(const std::string& s, std::string_view tail) {
 }
 
 // One cell: raw bits or an exactly representable value.
-std::uint64_t cell_code(const std::string& text, const Format& f, const std::string& where) {
+std::uint64_t cell_code(const std::string& text, const Format& f, const std::string& where,
+                        bool round_values) {
   bool exact = true;
   const std::uint64_t code = code_of_value(text, f, where, "element", exact);
-  if (!exact)
+  if (!exact && !round_values)
     throw Error(where, "'" + text + "' is not exactly representable in " + f.name +
                            " (quantize it first, or give raw bits as 0x..)");
   return code;
 }
 
-Matrix read_text(const std::string& path, const Format& f, std::string_view what) {
+Matrix read_text(const std::string& path, const Format& f, std::string_view what,
+                 bool round_values) {
   Matrix m;
   m.format = f;
   try {
@@ -62,7 +64,7 @@ Matrix read_text(const std::string& path, const Format& f, std::string_view what
         throw Error(where_line, "expected " + std::to_string(m.cols) + " cells (as on the first "
                                 "row), got " + std::to_string(cells.size()));
       for (std::size_t c = 0; c < cells.size(); ++c)
-        m.codes.push_back(cell_code(cells[c], f, where_line + ":" + std::to_string(c + 1)));
+        m.codes.push_back(cell_code(cells[c], f, where_line + ":" + std::to_string(c + 1), round_values));
       ++m.rows;
     }
   } catch (const io::error::can_not_open_file&) {
@@ -90,7 +92,8 @@ std::string header_value(const std::string& header, const std::string& key, cons
   return header.substr(v, end - v);
 }
 
-Matrix read_npy(const std::string& path, const Format& f, std::string_view what) {
+Matrix read_npy(const std::string& path, const Format& f, std::string_view what,
+                bool round_values) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(std::string(what), "cannot open '" + path + "'");
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -150,7 +153,7 @@ Matrix read_npy(const std::string& path, const Format& f, std::string_view what)
       code = raw;
     } else {
       const Rounded rr = convert(raw, value_format, f, Rounding{});
-      if (rr.flags.bits != 0 && !f.is_nan_code(rr.bits))
+      if (rr.flags.bits != 0 && !f.is_nan_code(rr.bits) && !round_values)
         throw Error(where, "value is not exactly representable in " + f.name);
       code = rr.bits;
     }
@@ -173,8 +176,10 @@ void write_atomically(const std::string& path, const std::string& bytes) {
 
 }  // namespace
 
-Matrix read_matrix(const std::string& path, const Format& f, std::string_view what) {
-  return ends_with(path, ".npy") ? read_npy(path, f, what) : read_text(path, f, what);
+Matrix read_matrix(const std::string& path, const Format& f, std::string_view what,
+                   bool round_values) {
+  return ends_with(path, ".npy") ? read_npy(path, f, what, round_values)
+                                 : read_text(path, f, what, round_values);
 }
 
 void write_matrix(const std::string& path, const Matrix& m, bool hex) {

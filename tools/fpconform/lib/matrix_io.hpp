@@ -12,8 +12,11 @@
 
 namespace fpconform::cli {
 
-// Reads `path` into codes of `f`. `what` names the argument in errors ("--a").
-Matrix read_matrix(const std::string& path, const Format& f, std::string_view what);
+// Reads `path` into codes of `f`. `what` names the argument in errors ("--a"). With
+// `round_values`, values that `f` cannot hold exactly are rounded to nearest even instead of
+// refused (data to be quantized, rather than a kernel's operands).
+Matrix read_matrix(const std::string& path, const Format& f, std::string_view what,
+                   bool round_values = false);
 
 // Writes `m` to `path` atomically (a temporary file, then rename): .npy as raw codes in the
 // smallest unsigned type that holds them (float32/float16/float64 values for f32/f16/f64),

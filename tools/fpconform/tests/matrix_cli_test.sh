@@ -126,6 +126,14 @@ if [[ "$(cut -d, -f1 "$tmp/qd.csv")" == "896" ]]; then ok; else bad "dequantized
 # RCEIL picks 2^ceil(log2(957/448)) = 4 (0x81): 957/4 = 239.25 -> 240, read back as 960.
 expect "quantize rceil" 0 "rule rceil" -- quantize --block mxfp8 --rule rceil -i "$tmp/q.csv" -o "$tmp/qr.csv" --dequantize
 if [[ "$(cut -d, -f1 "$tmp/qr.csv")" == "960" ]]; then ok; else bad "rceil 957: $(cut -d, -f1 "$tmp/qr.csv")"; fi
+# The disagreement report: on the 957 block rceil's scale (0x81) differs from ocp's (0x80), and
+# only the 957 element reads back differently (960 vs 896).
+expect "quantize --compare" 0 "rceil" -- quantize --block mxfp8 --compare ocp,rceil -i "$tmp/q.csv"
+if "$bin" quantize --block mxfp8 --compare ocp,rceil -i "$tmp/q.csv" | grep -Eq '^rceil .* 1 / 1 +1 / 32$'; then ok; else bad "compare counts: $("$bin" quantize --block mxfp8 --compare ocp,rceil -i "$tmp/q.csv")"; fi
+# Values that f32 cannot hold are rounded on input (data to be quantized).
+printf '0.1,0.2\n' >"$tmp/dec.csv"
+expect "quantize rounds decimal input" 0 "" -- quantize --block tile:1x2 -i "$tmp/dec.csv" -o "$tmp/dec_q.csv"
+expect "quantize unknown compare rule" 2 "--compare" -- quantize --block mxfp8 --compare ocp,nope -i "$tmp/q.csv"
 expect "quantize unknown block" 2 "--block: unknown block 'mxfp9'" -- quantize --block mxfp9 -i "$tmp/q.csv" -o "$tmp/x.csv"
 expect "quantize unknown rule" 2 "--rule" -- quantize --block mxfp8 --rule nope -i "$tmp/q.csv" -o "$tmp/x.csv"
 expect "quantize block does not divide" 2 "block_cols" -- quantize --block tile:1x5 -i "$tmp/q.csv" -o "$tmp/x.csv"
