@@ -18,33 +18,33 @@ const Format& f32() {
 }
 
 std::uint64_t ieee(Op op, const Format& f, std::uint64_t a, std::uint64_t b, std::uint64_t c = 0) {
+  static const OpOptions o = [] {  // RNE, NVIDIA's NaN: looked up once, not per operation
+    OpOptions x;
+    x.nan = &find_nan_policy("nvidia");
+    return x;
+  }();
   const std::uint64_t ops[3] = {a, b, c};
-  OpOptions o;
-  o.nan = &find_nan_policy("nvidia");
   return apply_op(op, f, ops, o).bits;
 }
 
 // The operands decoded once for the kernel: A by rows, B by columns (transposed), so every
 // dot product reads contiguous memory.
 struct Prepared {
+  const GemmOptions* o;
+  const Matrix* a_in;
+  const Matrix* b_in;
   FdpaKernel kernel;
   DecodedOperands a, bt;
-  int k = 0;
+  int k;
   Prepared(const GemmOptions& opt, const Matrix& a_matrix, const Matrix& b_matrix)
-      : kernel(opt.unit, a_matrix.format, opt.acc), k(a_matrix.cols), o(&opt), a_in(&a_matrix),
-        b_in(&b_matrix) {
-    const Matrix& a_in = a_matrix;
-    const Matrix& b_in = b_matrix;
-    a = kernel.decode(a_in.codes);
-    std::vector<std::uint64_t> t(b_in.codes.size());
-    for (int r = 0; r < b_in.rows; ++r)
-      for (int c = 0; c < b_in.cols; ++c)
-        t[static_cast<std::size_t>(c) * b_in.rows + r] = b_in.at(r, c);
+      : o(&opt), a_in(&a_matrix), b_in(&b_matrix), kernel(opt.unit, a_matrix.format, opt.acc),
+        a(kernel.decode(a_matrix.codes)), k(a_matrix.cols) {
+    std::vector<std::uint64_t> t(b_matrix.codes.size());
+    for (int r = 0; r < b_matrix.rows; ++r)
+      for (int c = 0; c < b_matrix.cols; ++c)
+        t[static_cast<std::size_t>(c) * b_matrix.rows + r] = b_matrix.at(r, c);
     bt = kernel.decode(t);
   }
-  const GemmOptions* o = nullptr;
-  const Matrix* a_in = nullptr;
-  const Matrix* b_in = nullptr;
   std::uint64_t dot(int row, int col, int k0, int k1, std::uint64_t start) const {
     if (o->block_scale_a.empty() && !o->reverse_k)
       return kernel.dot(a, static_cast<std::size_t>(row) * k + k0, bt,

@@ -29,10 +29,10 @@ int lead_of(double v, const Format& f) {
   return std::max(e, f.emin());
 }
 
-double ulp_at(double v, const Format& f) {
-  const int e = v == 0 ? f.emin() : std::max(std::ilogb(v), f.emin());
-  return std::ldexp(1.0, e - f.man_bits);
-}
+// Exponent of |v|'s binade in f (emin for zeros and subnormals).
+int binade(double v, const Format& f) { return v == 0 ? f.emin() : std::max(std::ilogb(v), f.emin()); }
+
+double ulp_at(double v, const Format& f) { return std::ldexp(1.0, binade(v, f) - f.man_bits); }
 
 // Finite codes whose products stay well inside the output's range (and some of any size).
 std::uint64_t moderate_code(std::mt19937_64& rng, const Format& f, const Format& out) {
@@ -102,7 +102,7 @@ TEST(FusedPresets, ErrorWithinTheBoundTheirParametersImply) {
           if ((db & out.magnitude_mask()) >= out.max_finite_code()) overflowed = true;
           const double dv = std::fabs(to_double(db, out));
           double rounding = ulp_at(dv, out);
-          if (p.acc_frac_bits >= 0) rounding = std::ldexp(1.0, (dv == 0 ? out.emin() : std::max(std::ilogb(dv), out.emin())) - p.acc_frac_bits);
+          if (p.acc_frac_bits >= 0) rounding = std::ldexp(1.0, binade(dv, out) - p.acc_frac_bits);
           if (p.out_rounding.mode == RoundingMode::rne) rounding /= 2;
           bound += rounding;
           prev = db;

@@ -10,6 +10,7 @@
 #include "fpconform/convert.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/fdpa.hpp"
+#include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/matrix_presets.hpp"
 
 namespace fpconform {
@@ -62,6 +63,7 @@ TEST_P(TensorCoreDump, EveryRowBitExact) {
 
   const Format f32 = parse_format("f32"), in = parse_format(d.input), out = parse_format(d.out);
   const FdpaParams p = find_matrix_unit(d.preset, in, out);
+  const FdpaKernel kernel(p, in, out);
   // Inputs are fp32 patterns of exactly representable values; tf32 rows hold fp32 values the
   // hardware truncates to tf32 (README). fp16-output rows used C rounded to fp16 (RNE).
   Rounding rz;
@@ -75,6 +77,11 @@ TEST_P(TensorCoreDump, EveryRowBitExact) {
     const std::uint64_t cv = d.c_is_zero ? 0 : convert(c[i][0], f32, out, Rounding{}).bits;
     const std::uint64_t got = fdpa(p, in, out, av, bv, cv);
     const std::uint64_t got32 = convert(got, out, f32, Rounding{}).bits;
+    // The fast path (what dot and gemm run) against the same recorded row.
+    const std::uint64_t fast32 = convert(kernel.dot(av, bv, cv), out, f32, Rounding{}).bits;
+    if (fast32 != want[i][0])
+      ADD_FAILURE() << d.gpu << " " << d.dir << " row " << i + 1 << ": FdpaKernel " << std::hex
+                    << fast32 << ", hardware " << want[i][0];
     if (got32 == want[i][0]) ++matched;
     else ADD_FAILURE() << d.gpu << " " << d.dir << " row " << i + 1 << ": model " << std::hex
                        << got32 << ", hardware " << want[i][0];

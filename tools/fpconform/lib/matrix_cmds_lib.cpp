@@ -24,6 +24,7 @@ std::string_view rule_name(OutputRule r) {
     case OutputRule::f32: return "f32";
     case OutputRule::f64: return "f64";
     case OutputRule::any: return "any";
+    case OutputRule::f16: return "f16 (RNE)";
   }
   return "?";
 }
@@ -96,7 +97,6 @@ DotSummary run_dot(const FdpaParams& p, const Format& in, const Format& out, boo
   long k = -1;
   char buf[1 << 16];
   std::uint64_t line_no = 0;
-  bool partial = false;
   std::string pending;
   while (std::fgets(buf, sizeof buf, input)) {
     pending += buf;
@@ -145,7 +145,6 @@ DotSummary run_dot(const FdpaParams& p, const Format& in, const Format& out, boo
       std::fprintf(output, "%0*" PRIX64 "\n", digits, d);
     }
   }
-  (void)partial;
   if (check)
     std::fprintf(output, "%" PRIu64 " passed, %" PRIu64 " failed\n", s.passed, s.failed);
   return s;
