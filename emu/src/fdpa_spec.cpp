@@ -144,6 +144,25 @@ std::vector<std::pair<std::string, std::string>> describe_params(const FdpaParam
   return out;
 }
 
+std::string model_spec(const FdpaParams& p) {
+  const FdpaParams defaults;
+  std::string spec = "custom:";
+  bool first = true;
+  for (const Field& f : fields()) {
+    const std::string v = f.get(p);
+    if (v == f.get(defaults)) continue;
+    spec += (first ? "" : ",") + std::string(f.name) + "=" + v;
+    first = false;
+  }
+  return spec;
+}
+
+bool same_params(const FdpaParams& a, const FdpaParams& b) {
+  for (const Field& f : fields())
+    if (f.get(a) != f.get(b)) return false;
+  return true;
+}
+
 FdpaParams parse_model(std::string_view text, const Format& in, const Format& out,
                        std::string_view what) {
   constexpr std::string_view kCustom = "custom:";

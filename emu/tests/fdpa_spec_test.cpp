@@ -23,6 +23,27 @@ TEST(FdpaSpec, EveryPresetRoundTripsThroughCustomText) {
   EXPECT_GT(n, 50);
 }
 
+// model_spec writes only what differs from the defaults, and reads back to the same parameters.
+TEST(FdpaSpec, ShortSpecRoundTrips) {
+  EXPECT_EQ(model_spec(FdpaParams{}), "custom:");
+  const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32");
+  const FdpaParams hopper = find_matrix_unit("hopper", e4m3, f32);
+  // hopper e4m3: L = 32, F = 13, e8m13 accumulator (FACTS.md); fused is the default structure.
+  const std::string spec = model_spec(hopper);
+  for (const char* key : {"block=32", "frac_bits=13", "acc_frac_bits=13"})
+    EXPECT_NE(spec.find(key), std::string::npos) << spec;
+  EXPECT_EQ(spec.find("structure="), std::string::npos) << spec;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    const FdpaParams back = parse_model(model_spec(e.params), in, f32);
+    EXPECT_TRUE(same_params(back, e.params)) << e.preset << " " << e.input << ": "
+                                             << model_spec(e.params);
+  }
+  FdpaParams other = hopper;
+  other.zero_exp = 0;
+  EXPECT_FALSE(same_params(other, hopper));
+}
+
 TEST(FdpaSpec, BaseAndErrors) {
   const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32");
   const FdpaParams p = parse_model("custom:base=hopper,frac_bits=20", e4m3, f32);

@@ -15,6 +15,13 @@ namespace fpconform {
 // zero_exp ("none" for INT_MIN), c_in_block, late_c, acc_frac_bits, out_round, ...
 std::vector<std::pair<std::string, std::string>> describe_params(const FdpaParams& p);
 
+// The shortest `custom:` text that parse_model reads back to p: the fields whose values differ
+// from those of FdpaParams{}, in describe_params order ("custom:" alone for the defaults).
+std::string model_spec(const FdpaParams& p);
+
+// Whether every field describe_params lists has the same value in a and b.
+bool same_params(const FdpaParams& a, const FdpaParams& b);
+
 // `--model` text: a preset name (find_matrix_unit with in/out), or
 // `custom:key=value,...` with the names describe_params prints; `base=<preset>` (first) starts
 // from that preset's parameters, otherwise from the defaults of FdpaParams. Throws Error naming
