@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   fpconform::cli::add_report_command(app, commands);
   fpconform::cli::add_matrix_commands(app, commands);
   fpconform::cli::add_quantize_commands(app, commands);
+  fpconform::cli::add_probe_command(app, commands);
+  fpconform::cli::add_fit_command(app, commands);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string unknown_command;  // the first word, if it names no command
