@@ -15,6 +15,7 @@
 #include "convert_values.hpp"
 #include "fpconform/convert.hpp"
 #include "fpconform/error.hpp"
+#include "fpconform/reports/atomic_file.hpp"
 
 namespace fpconform::cli {
 
@@ -163,15 +164,7 @@ Matrix read_npy(const std::string& path, const Format& f, std::string_view what,
 }
 
 void write_atomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("-o", "cannot write '" + tmp + "'");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw Error("-o", "write to '" + tmp + "' failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw Error("-o", "cannot rename '" + tmp + "' to '" + path + "'");
+  reports::write_file_atomically(path, bytes, "-o");
 }
 
 }  // namespace
