@@ -20,6 +20,7 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands);
 void add_matrix_commands(CLI::App& app, std::vector<Command>& commands);
 void add_quantize_commands(CLI::App& app, std::vector<Command>& commands);
 void add_fit_command(CLI::App& app, std::vector<Command>& commands);
+void add_validate_command(CLI::App& app, std::vector<Command>& commands);
 void add_probe_command(CLI::App& app, std::vector<Command>& commands);
 
 }  // namespace fpconform::cli

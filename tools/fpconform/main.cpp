@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   fpconform::cli::add_quantize_commands(app, commands);
   fpconform::cli::add_probe_command(app, commands);
   fpconform::cli::add_fit_command(app, commands);
+  fpconform::cli::add_validate_command(app, commands);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string unknown_command;  // the first word, if it names no command

@@ -175,6 +175,38 @@ Matrix read_matrix(const std::string& path, const Format& f, std::string_view wh
                                  : read_text(path, f, what, round_values);
 }
 
+Matrix read_raw_matrix(const std::string& path, const Format& f, int rows, int cols,
+                       std::string_view what) {
+  const std::string where = std::string(what) + " " + path;
+  if (rows <= 0 || cols <= 0) throw Error(std::string(what), "raw files need a positive shape (--shape)");
+  const int bytes = f.width() <= 8 ? 1 : f.width() <= 16 ? 2 : f.width() <= 32 ? 4 : 8;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error(where, "cannot open");
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  const std::uint64_t n = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+  if (size != n * static_cast<std::uint64_t>(bytes))
+    throw Error(where, "holds " + std::to_string(size) + " bytes; " + std::to_string(rows) + "x" +
+                           std::to_string(cols) + " " + f.name + " codes of " +
+                           std::to_string(bytes) + " bytes need " +
+                           std::to_string(n * static_cast<std::uint64_t>(bytes)));
+  in.seekg(0);
+  std::vector<unsigned char> raw(static_cast<std::size_t>(size));
+  in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(size));
+  if (!in) throw Error(where, "read failed");
+  Matrix m{rows, cols, f, {}};
+  m.codes.resize(static_cast<std::size_t>(n));
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::uint64_t code = 0;
+    for (int byte = bytes - 1; byte >= 0; --byte) code = (code << 8) | raw[i * bytes + byte];
+    if (code & ~f.code_mask())
+      throw Error(where + " element " + std::to_string(i) + " (row " + std::to_string(i / cols) +
+                      ", column " + std::to_string(i % cols) + ")",
+                  "code is wider than " + f.name);
+    m.codes[i] = code;
+  }
+  return m;
+}
+
 void write_matrix(const std::string& path, const Matrix& m, bool hex) {
   std::string bytes;
   if (ends_with(path, ".npy")) {

@@ -18,6 +18,12 @@ namespace fpconform::cli {
 Matrix read_matrix(const std::string& path, const Format& f, std::string_view what,
                    bool round_values = false);
 
+// Raw little-endian codes: rows x cols elements, each in the smallest of 1, 2, 4 or 8 bytes
+// that holds f's width (tf32 in 4). Errors name `what` and the file: a size that is not
+// rows * cols elements, codes wider than the format.
+Matrix read_raw_matrix(const std::string& path, const Format& f, int rows, int cols,
+                       std::string_view what);
+
 // Writes `m` to `path` atomically (a temporary file, then rename): .npy as raw codes in the
 // smallest unsigned type that holds them (float32/float16/float64 values for f32/f16/f64),
 // otherwise CSV with exact decimal values (hex raw codes when `hex`).

@@ -1,0 +1,57 @@
+#include "gemm_args.hpp"
+
+#include "fpconform/error.hpp"
+#include "fpconform/fdpa_spec.hpp"
+#include "matrix_io.hpp"
+
+namespace fpconform::cli {
+
+void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required) {
+  auto* model = sub->add_option("--model", g.model, "preset (fpconform models) or custom:key=value,...");
+  if (model_required) model->required();
+  sub->add_option("--acc", g.acc, "the unit's output/accumulator format (default: f32)");
+  sub->add_option("--promote", g.promote, "add partial sums into fp32 every N products (0: off)");
+  sub->add_option("--split-k", g.split_k, "cut K into S slices, reduce their results");
+  sub->add_option("--reduction", g.reduction, "sequential | pairwise (split-K)");
+  sub->add_flag("--reverse-k", g.reverse_k, "walk K from the last product to the first");
+  sub->add_option("--scale-a", g.scale_a, "fp32 scales of A per promotion group (M x K/N)");
+  sub->add_option("--scale-b", g.scale_b, "fp32 scales of B per group (K/N x N, or x N/cols)");
+  sub->add_option("--scale-b-block-cols", g.scale_b_block_cols,
+                  "columns of B sharing one scale (128 for 128x128 weight blocks)");
+  sub->add_option("--block-scale-a", g.block_scale_a,
+                  "in-unit block scales of A (MX/NVFP4 units: M x K/scale_block)");
+  sub->add_option("--block-scale-b", g.block_scale_b, "in-unit block scales of B (K/scale_block x N)");
+  sub->add_option("--block-scale-format", g.block_scale_format, "ue8m0 (MX) or e4m3 (NVFP4)");
+}
+
+GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format& out) {
+  GemmOptions g;
+  g.acc = parse_format(a.acc.empty() ? "f32" : a.acc, "--acc");
+  g.out = out;
+  g.unit = parse_model(a.model, in, g.acc, "--model");
+  g.promote_every = a.promote;
+  g.split_k = a.split_k;
+  if (a.reduction == "pairwise") g.reduction = SplitReduction::pairwise;
+  else if (a.reduction != "sequential")
+    throw Error("--reduction", "'" + a.reduction + "' is not sequential or pairwise");
+  g.reverse_k = a.reverse_k;
+  g.scale_b_block_cols = a.scale_b_block_cols;
+  const Format f32 = parse_format("f32");
+  auto codes32 = [](const Matrix& m) {
+    return std::vector<std::uint32_t>(m.codes.begin(), m.codes.end());
+  };
+  if (!a.scale_a.empty()) g.scale_a = codes32(read_matrix(a.scale_a, f32, "--scale-a"));
+  if (!a.scale_b.empty()) g.scale_b = codes32(read_matrix(a.scale_b, f32, "--scale-b"));
+  if (g.scale_a.empty() != g.scale_b.empty())
+    throw Error("--scale-a", "give both --scale-a and --scale-b, or neither");
+  if (!a.block_scale_a.empty() || !a.block_scale_b.empty()) {
+    if (a.block_scale_a.empty() || a.block_scale_b.empty())
+      throw Error("--block-scale-a", "give both --block-scale-a and --block-scale-b");
+    g.block_scale_format = parse_format(a.block_scale_format, "--block-scale-format");
+    g.block_scale_a = read_matrix(a.block_scale_a, g.block_scale_format, "--block-scale-a").codes;
+    g.block_scale_b = read_matrix(a.block_scale_b, g.block_scale_format, "--block-scale-b").codes;
+  }
+  return g;
+}
+
+}  // namespace fpconform::cli

@@ -1,0 +1,257 @@
+// fpconform validate: a kernel's D against a hardware model and/or the correctly rounded result,
+// two implementations against each other (--against, --logits), and batch invariance.
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "fpconform/error.hpp"
+#include "fpconform/reports/atomic_file.hpp"
+#include "fpconform/validate/summary.hpp"
+#include "gemm_args.hpp"
+#include "matrix_io.hpp"
+
+namespace fpconform::cli {
+namespace {
+
+struct ValidateArgs {
+  GemmArgs g;
+  std::string in, out, a, b, c, d, against, reference, rounding = "rne", element, shape, json;
+  std::string tokens;
+  double max_ulp = -1, max_rel = -1, max_kl = -1;
+  int worst = 10, split_k_alone = 1;
+  bool logits = false, batch_invariance = false;
+  std::uint64_t seed = 1;
+  std::vector<std::string> argv;  // to print commands that reproduce an element
+};
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// M, K, N from --shape "M,K,N".
+std::array<int, 3> parse_shape(const std::string& text) {
+  std::array<int, 3> v{};
+  std::istringstream in(text);
+  char comma1 = 0, comma2 = 0;
+  if (!(in >> v[0] >> comma1 >> v[1] >> comma2 >> v[2]) || comma1 != ',' || comma2 != ',' ||
+      !in.eof() || v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
+    throw Error("--shape", "'" + text + "' is not M,K,N (three positive integers)");
+  return v;
+}
+
+Matrix load(const ValidateArgs& o, const std::string& path, const Format& f, const char* what,
+            int rows, int cols) {
+  if (ends_with(path, ".bin") || ends_with(path, ".raw")) {
+    if (o.shape.empty()) throw Error(what, "raw file '" + path + "' needs --shape M,K,N");
+    return read_raw_matrix(path, f, rows, cols, what);
+  }
+  return read_matrix(path, f, what);
+}
+
+std::string hex(const Format& f, std::uint64_t code) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*" PRIx64, f.hex_digits(), code);
+  return buf;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  if (!path.empty()) reports::write_file_atomically(path, j.dump(2) + "\n", "--json");
+}
+
+int run_validate(const ValidateArgs& o) {
+  const Format in = parse_format(o.in, "--in");
+  const Format out = parse_format(o.out, "--out");
+  std::array<int, 3> mkn{0, 0, 0};
+  if (!o.shape.empty()) mkn = parse_shape(o.shape);
+  const auto [m, k, n] = mkn;
+  const bool use_model = !o.g.model.empty();
+
+  if (!o.against.empty()) {
+    if (o.d.empty()) throw Error("--d", "--against compares --d with it: give --d");
+    const Matrix d = load(o, o.d, out, "--d", m, n);
+    const Matrix d2 = load(o, o.against, out, "--against", m, n);
+    if (o.logits) {
+      std::vector<int> tokens;
+      if (!o.tokens.empty()) {
+        std::ifstream t(o.tokens);
+        if (!t) throw Error("--tokens", "cannot open '" + o.tokens + "'");
+        std::string line;
+        for (int ln = 1; std::getline(t, line); ++ln) {
+          std::size_t used = 0;
+          int v = 0;
+          try {
+            v = std::stoi(line, &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (used == 0 || line.find_first_not_of(" \t\r", used) != std::string::npos)
+            throw Error(o.tokens + ":" + std::to_string(ln), "not a token id: '" + line + "'");
+          tokens.push_back(v);
+        }
+      }
+      const auto mm = validate::logit_mismatch(d, d2, tokens, o.seed);
+      if (o.tokens.empty()) std::printf("tokens sampled from --d's distribution, seed %" PRIu64 "\n", o.seed);
+      std::fputs(validate::mismatch_text(mm).c_str(), stdout);
+      write_json(o.json, validate::mismatch_json(mm));
+      const bool pass = o.max_kl < 0 || mm.mean_kl <= o.max_kl;
+      if (o.max_kl >= 0)
+        std::printf("verdict: %s (mean KL %.4e, --max-kl %.4e)\n", pass ? "PASS" : "FAIL", mm.mean_kl, o.max_kl);
+      return pass ? 0 : 1;
+    }
+    if (o.batch_invariance) {
+      const auto rows = validate::rows_not_invariant(d, d2);
+      std::printf("batch invariance: %zu of %d rows differ bitwise\n", rows.size(), d.rows);
+      for (std::size_t i = 0; i < rows.size() && i < 20; ++i) std::printf("  row %d\n", rows[i]);
+      write_json(o.json, {{"rows", d.rows}, {"differing_rows", rows}});
+      return rows.empty() ? 0 : 1;
+    }
+    const auto c = validate::compare_outputs(d, d2, "--against " + o.against, o.worst);
+    validate::ValidateReport rep;
+    rep.comparisons.push_back(c);
+    rep.pass = validate::within(c, o.max_ulp, o.max_rel);
+    rep.tolerance = o.max_ulp < 0 && o.max_rel < 0 ? "bit-exact" : "the given tolerance";
+    std::fputs(validate::summary_text(rep, out, "fpconform validate ...").c_str(), stdout);
+    write_json(o.json, validate::summary_json(rep));
+    return rep.pass ? 0 : 1;
+  }
+
+  if (o.a.empty() || o.b.empty()) throw Error("--a", "give --a and --b (or --against)");
+  const Matrix a = load(o, o.a, in, "--a", m, k);
+  const Matrix b = load(o, o.b, in, "--b", k, n);
+  std::optional<GemmOptions> model;
+  if (use_model) model = make_gemm_options(o.g, in, out);
+  std::optional<Matrix> c;
+  if (!o.c.empty()) c = load(o, o.c, model ? model->acc : out, "--c", m, n);
+
+  if (o.batch_invariance) {
+    if (!model) throw Error("--batch-invariance", "needs --model (or --against with two outputs)");
+    const Matrix batch = gemm(*model, a, b, c ? &*c : nullptr);
+    GemmOptions alone_opt = *model;
+    alone_opt.split_k = o.split_k_alone;
+    Matrix alone{batch.rows, batch.cols, batch.format, {}};
+    for (int i = 0; i < a.rows; ++i) {
+      const Matrix row{1, a.cols, a.format, {a.codes.begin() + static_cast<long>(i) * a.cols,
+                                             a.codes.begin() + static_cast<long>(i + 1) * a.cols}};
+      Matrix crow;
+      if (c) crow = Matrix{1, c->cols, c->format, {c->codes.begin() + static_cast<long>(i) * c->cols,
+                                                   c->codes.begin() + static_cast<long>(i + 1) * c->cols}};
+      const Matrix r = gemm(alone_opt, row, b, c ? &crow : nullptr);
+      alone.codes.insert(alone.codes.end(), r.codes.begin(), r.codes.end());
+    }
+    const auto rows = validate::rows_not_invariant(batch, alone);
+    std::printf("batch invariance: %zu of %d rows differ between the batch (split-k %d) and "
+                "rows alone (split-k %d)\n", rows.size(), batch.rows, model->split_k, o.split_k_alone);
+    for (std::size_t i = 0; i < rows.size() && i < 20; ++i) std::printf("  row %d\n", rows[i]);
+    write_json(o.json, {{"rows", batch.rows}, {"differing_rows", rows}});
+    return rows.empty() ? 0 : 1;
+  }
+
+  if (o.d.empty()) throw Error("--d", "give the kernel's output --d");
+  validate::ValidateRequest q;
+  q.a = a;
+  q.b = b;
+  q.c = c;
+  q.d = load(o, o.d, out, "--d", m, n);
+  q.model = model;
+  q.model_name = o.g.model;
+  if (!o.reference.empty() && o.reference != "exact")
+    throw Error("--reference", "'" + o.reference + "' is not exact");
+  q.exact = o.reference == "exact";
+  q.exact_rounding.mode = parse_rounding_mode(o.rounding, "--rounding");
+  q.max_ulp = o.max_ulp;
+  q.max_rel = o.max_rel;
+  q.worst = o.worst;
+
+  if (!o.element.empty()) {
+    int r = -1, col = -1;
+    char comma = 0;
+    std::istringstream e(o.element);
+    if (!(e >> r >> comma >> col) || comma != ',' || r < 0 || col < 0 || r >= q.d.rows || col >= q.d.cols)
+      throw Error("--element", "'" + o.element + "' is not R,C inside " + std::to_string(q.d.rows) +
+                                   "x" + std::to_string(q.d.cols));
+    std::printf("D[%d][%d] = sum_k A[%d][k] * B[k][%d] + C, K = %d\n", r, col, r, col, a.cols);
+    std::string line;
+    for (int kk = 0; kk < a.cols; ++kk) line += hex(in, a.at(r, kk)) + " ";
+    for (int kk = 0; kk < a.cols; ++kk) line += hex(in, b.at(kk, col)) + " ";
+    const std::uint64_t cv = c ? c->at(r, col) : 0;
+    line += hex(model ? model->acc : out, cv);
+    std::printf("kernel:   %s (%.9g)\n", hex(out, q.d.at(r, col)).c_str(), validate::code_value(out, q.d.at(r, col)));
+    if (model) {
+      GemmOptions one = *model;
+      const Matrix ar{1, a.cols, in, {a.codes.begin() + static_cast<long>(r) * a.cols,
+                                      a.codes.begin() + static_cast<long>(r + 1) * a.cols}};
+      Matrix bc{b.rows, 1, in, {}};
+      for (int kk = 0; kk < b.rows; ++kk) bc.codes.push_back(b.at(kk, col));
+      const Matrix cc{1, 1, one.acc, {cv}};
+      const std::uint64_t want = gemm(one, ar, bc, c ? &cc : nullptr).codes[0];
+      std::printf("model:    %s (%.9g)\n", hex(out, want).c_str(), validate::code_value(out, want));
+      if (one.split_k == 1 && one.promote_every == 0 && !one.reverse_k && one.scale_a.empty() &&
+          one.block_scale_a.empty() && one.acc == out)
+        std::printf("the model's working: echo '%s' | fpconform dot --model '%s' --in %s --out %s\n",
+                    line.c_str(), o.g.model.c_str(), in.name.c_str(), out.name.c_str());
+    }
+    const Matrix ar{1, a.cols, in, {a.codes.begin() + static_cast<long>(r) * a.cols,
+                                    a.codes.begin() + static_cast<long>(r + 1) * a.cols}};
+    Matrix bc{b.rows, 1, in, {}};
+    for (int kk = 0; kk < b.rows; ++kk) bc.codes.push_back(b.at(kk, col));
+    const Matrix cc{1, 1, c ? c->format : out, {cv}};
+    const auto ex = validate::exact_gemm(ar, bc, c ? &cc : nullptr, out, q.exact_rounding, 1);
+    std::printf("exact:    %.21Lg, correctly rounded %s (%.9g)\n", ex.value[0],
+                hex(out, ex.rounded.codes[0]).c_str(), validate::code_value(out, ex.rounded.codes[0]));
+    std::printf("operands (a..., b..., c; hex codes): %s\n", line.c_str());
+    return 0;
+  }
+
+  const auto rep = validate::validate_kernel(q);
+  std::string repro = "fpconform";
+  for (const auto& w : o.argv) repro += " " + w;
+  std::printf("validate: D is %dx%d %s, K = %d, inputs %s\n", q.d.rows, q.d.cols, out.name.c_str(),
+              a.cols, in.name.c_str());
+  std::fputs(validate::summary_text(rep, out, repro).c_str(), stdout);
+  write_json(o.json, validate::summary_json(rep));
+  return rep.pass ? 0 : 1;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
+  auto* sub = app.add_subcommand(
+      "validate", "Check a kernel's D = A.B + C against a hardware model and/or the exact result");
+  auto o = std::make_shared<ValidateArgs>();
+  add_gemm_options(sub, o->g, false);
+  sub->add_option("--in", o->in, "format of A and B")->required();
+  sub->add_option("--out", o->out, "format of D")->required();
+  sub->add_option("--a", o->a, "A (M x K): .npy, CSV (decimal or hex), or .bin/.raw with --shape");
+  sub->add_option("--b", o->b, "B (K x N)");
+  sub->add_option("--c", o->c, "C (M x N)");
+  sub->add_option("--d", o->d, "the kernel's D (M x N)");
+  sub->add_option("--reference", o->reference, "exact: the correctly rounded result (MPFR/GMP)");
+  sub->add_option("--rounding", o->rounding, "rounding of the exact reference (rne)");
+  sub->add_option("--max-ulp", o->max_ulp, "tolerance: ulp distance to the first expectation");
+  sub->add_option("--max-rel", o->max_rel, "tolerance: relative error");
+  sub->add_option("--worst", o->worst, "how many of the worst elements to list")->capture_default_str();
+  sub->add_option("--element", o->element, "R,C: show one element's operands and results");
+  sub->add_option("--shape", o->shape, "M,K,N for raw little-endian .bin/.raw files");
+  sub->add_option("--against", o->against, "a second implementation's D to compare with");
+  sub->add_flag("--logits", o->logits, "with --against: D (mu) and D2 (pi) are logits");
+  sub->add_option("--tokens", o->tokens, "with --logits: token ids, one per row (else sampled)");
+  sub->add_option("--max-kl", o->max_kl, "with --logits: fail when the mean KL(mu||pi) exceeds this");
+  sub->add_option("--seed", o->seed, "seed for sampled tokens")->capture_default_str();
+  sub->add_flag("--batch-invariance", o->batch_invariance,
+                "rows alone vs in the batch: --against D_ALONE, or --model with --split-k-alone");
+  sub->add_option("--split-k-alone", o->split_k_alone, "split-K a kernel uses for a single row");
+  sub->add_option("--json", o->json, "write the results as JSON (atomically)");
+  commands.push_back({sub, [o, sub] {
+                        o->argv.clear();
+                        o->argv.push_back("validate");
+                        for (const auto* opt : sub->get_options())
+                          for (const auto& r : opt->results())
+                            if (opt->get_name() != "--help" && opt->get_name() != "--element")
+                              o->argv.push_back(opt->get_name() + (opt->get_type_size() == 0 ? "" : " " + r));
+                        return run_validate(*o);
+                      }});
+}
+
+}  // namespace fpconform::cli
