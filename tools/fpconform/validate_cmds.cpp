@@ -23,6 +23,7 @@ struct ValidateArgs {
   int worst = 10, split_k_alone = 1;
   bool logits = false, batch_invariance = false;
   std::uint64_t seed = 1;
+  bool allow_nan = false;
   std::vector<std::string> argv;  // to print commands that reproduce an element
 };
 
@@ -48,6 +49,18 @@ Matrix load(const ValidateArgs& o, const std::string& path, const Format& f, con
     return read_raw_matrix(path, f, rows, cols, what);
   }
   return read_matrix(path, f, what);
+}
+
+// A NaN among a kernel's operands is almost always a bug upstream: refuse it, naming the element,
+// unless --allow-nan asks to validate NaN propagation.
+void refuse_nan(const ValidateArgs& o, const Matrix& m, const char* what, const std::string& path) {
+  if (o.allow_nan) return;
+  for (int r = 0; r < m.rows; ++r)
+    for (int c = 0; c < m.cols; ++c)
+      if (m.format.is_nan_code(m.at(r, c)))
+        throw Error(std::string(what) + " " + path + " row " + std::to_string(r) + " column " +
+                        std::to_string(c),
+                    "NaN input (--allow-nan validates NaN propagation)");
 }
 
 std::string hex(const Format& f, std::uint64_t code) {
@@ -120,10 +133,13 @@ int run_validate(const ValidateArgs& o) {
   if (o.a.empty() || o.b.empty()) throw Error("--a", "give --a and --b (or --against)");
   const Matrix a = load(o, o.a, in, "--a", m, k);
   const Matrix b = load(o, o.b, in, "--b", k, n);
+  refuse_nan(o, a, "--a", o.a);
+  refuse_nan(o, b, "--b", o.b);
   std::optional<GemmOptions> model;
   if (use_model) model = make_gemm_options(o.g, in, out);
   std::optional<Matrix> c;
   if (!o.c.empty()) c = load(o, o.c, model ? model->acc : out, "--c", m, n);
+  if (c) refuse_nan(o, *c, "--c", o.c);
 
   if (o.batch_invariance) {
     if (!model) throw Error("--batch-invariance", "needs --model (or --against with two outputs)");
@@ -243,6 +259,7 @@ void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
                 "rows alone vs in the batch: --against D_ALONE, or --model with --split-k-alone");
   sub->add_option("--split-k-alone", o->split_k_alone, "split-K a kernel uses for a single row");
   sub->add_option("--json", o->json, "write the results as JSON (atomically)");
+  sub->add_flag("--allow-nan", o->allow_nan, "accept NaN operands (validate NaN propagation)");
   commands.push_back({sub, [o, sub] {
                         o->argv.clear();
                         o->argv.push_back("validate");

@@ -4,7 +4,7 @@
 # batch invariance, raw binary files with --shape, and bad input (exit 2 naming the argument).
 # Usage: validate_cli_test.sh path/to/fpconform
 set -u
-bin=${1:?usage: validate_cli_test.sh fpconform}
+bin=$(realpath "${1:?usage: validate_cli_test.sh fpconform}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
@@ -90,6 +90,15 @@ expect "unknown model" 2 "--model" -- validate --model hoper --in bf16 --out f32
 expect "no expectation" 2 "--reference exact" -- validate --in bf16 --out f32 --a A.csv --b B.csv --d D.csv
 expect "bad element" 2 "--element" -- validate "${m[@]}" --d D.csv --element 9,9
 expect "bad reference" 2 "--reference" -- validate "${m[@]}" --d D.csv --reference mpfr
+sed '2s/^0x[0-9a-f]*/0x7fc0/' A.csv >Anan.csv
+expect "NaN operand refused" 2 "--a Anan.csv row 1 column 0: NaN input" -- validate "${m[@]/A.csv/Anan.csv}" --d D.csv
+expect "NaN operand allowed" 1 "against model hopper" -- validate "${m[@]/A.csv/Anan.csv}" --d D.csv --allow-nan
+sed '4s/,[^,]*$//' A.csv >Aragged.csv
+expect "ragged CSV" 2 "Aragged.csv:4" -- validate "${m[@]/A.csv/Aragged.csv}" --d D.csv
+python3 -c "
+import numpy as np
+np.save('D_i8.npy', np.zeros((8, 6), dtype=np.int8))
+" 2>/dev/null && expect "wrong npy dtype" 2 "D_i8.npy" -- validate "${m[@]}" --d D_i8.npy
 expect "missing file" 2 "nope.csv" -- validate "${m[@]}" --d nope.csv
 
 echo "validate_cli_test: $pass passed, $fail failed"
