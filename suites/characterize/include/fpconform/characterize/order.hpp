@@ -1,0 +1,116 @@
+// Summation order: the reduction tree of a dot product D = sum a_i * b_i + C, recovered from a
+// black-box target by FPRev (Xie et al., arXiv 2411.00442), the tree a known model implies, and
+// what a tree says about the model's parameters.
+//
+// A tree's leaves are the k products (0 .. k-1) and C ("c"); an inner node is one rounding step
+// over any number of children: a fused block of L products is one (L+1)-way node, an fma is a
+// 2-way node (c 0), a chain nests them. Canonical text form (what text() writes and
+// parse_sum_tree reads):
+//   leaf     "c" or a decimal product index
+//   node     "(" children separated by single spaces ")"   rounding node (FPRev sees absorption)
+//            "[" ... "]"                                    exact node (no absorption: a Kulisch
+//                                                           sum; the order inside is not visible)
+// Children are sorted by their smallest leaf, c before every product; a node with one child is
+// that child. So the fused chain of L = 4 over k = 8 with C in the first block is
+// "((c 0 1 2 3) 4 5 6 7)", the fma chain over k = 3 is "(((c 0) 1) 2)".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fpconform/characterize/target.hpp"
+#include "fpconform/fdpa.hpp"
+#include "fpconform/gemm.hpp"
+
+namespace fpconform::characterize {
+
+class SumTree {
+ public:
+  static SumTree product(int index);
+  static SumTree c();
+  // Canonical: children sorted; one child collapses to that child. Throws Error when empty.
+  static SumTree node(std::vector<SumTree> children, bool exact = false);
+
+  bool is_leaf() const { return kind_ != Kind::node; }
+  bool is_c() const { return kind_ == Kind::c; }
+  int index() const { return index_; }  // product index of a product leaf
+  bool exact() const { return exact_; }
+  const std::vector<SumTree>& children() const { return children_; }
+  int leaf_count() const { return leaves_; }
+  // Sort key of the smallest leaf: -1 for c, else the product index.
+  int min_key() const { return min_key_; }
+  std::string text() const;
+  bool operator==(const SumTree& o) const;
+
+ private:
+  enum class Kind : std::uint8_t { product, c, node };
+  Kind kind_ = Kind::node;
+  int index_ = -1;
+  bool exact_ = false;
+  int leaves_ = 0;
+  int min_key_ = 0;
+  std::vector<SumTree> children_;
+};
+
+// Reads the canonical text form (any child order, any spacing). Throws Error naming `what`.
+SumTree parse_sum_tree(std::string_view text, std::string_view what = "tree");
+
+struct OrderStats {
+  std::uint64_t queries = 0;  // dot products evaluated (rows)
+  int rounds = 0;             // run() calls
+  int big_exp = 0;            // M = 2^big_exp: the swamping summand
+  int unit_exp = 0;           // the unit 2^unit_exp
+  bool subnormal_units = false;  // the unit uses subnormal inputs or a subnormal C
+  // False when the whole tree is one exact node: no summand ever absorbed another, so the
+  // order cannot be seen (an exact sum, or rounding only at the end).
+  bool order_visible = true;
+  std::vector<std::string> notes;
+};
+
+// Recovers the summation tree of `t` for dot products of length k (leaves 0 .. k-1 and c) from
+// black-box queries alone. Query (i, j): summand i is +M, summand j is -M, every other summand
+// is the unit u; products are a*b of powers of two in t.in(), C a power of two in t.out(). M
+// swamps the units wherever they meet it (IEEE round to nearest; alignment truncation in fused
+// nodes), so D counts the units outside the lowest common ancestor of i and j. Rounds of
+// pivot queries group the leaves recursively (multi-way nodes included): k queries for an fma
+// chain, about (k / 2) log2 k for a pairwise tree, about k L / 2 for fused blocks of L; at most
+// k (k + 1) / 2. Nodes where +M and -M cancel without absorbing the other units are exact
+// nodes, when their other children are leaves. M is as large as the products and t.out()
+// allow, the unit up to 2^(log2 k + p_out + 26) below it (subnormal where the target does not
+// flush them); OrderStats::notes says when the formats give less than IEEE additions or wide
+// fused nodes need (e4m3 with flushed subnormals: 2^28), where a fused node that keeps more
+// fraction bits than the range shows as exact. Under directed rounding, pairs are re-asked
+// with the signs of M and of the units swapped. Throws Error when a result is still not a
+// count of units (rounding toward zero in a pairwise tree, floored negative units next to
+// upward rounding, garbage, NaN) or the counts fit no tree.
+SumTree recover_order(Target& t, int k, OrderStats* stats = nullptr);
+
+// The tree that FdpaParams imply for k products (fdpa.hpp's documented semantics: blocks,
+// groups, chains, instr_k / k_order / c_last), with split-K as gemm.hpp documents it (slices
+// from +0, reduced sequentially or pairwise, then C added). Interleaved groups and late C do not
+// change what FPRev sees (every term of the block is cut against the largest exponent), so the
+// fused block is one node with the previous result. Throws Error for sub-sums (subsum > 0).
+SumTree expected_order(const FdpaParams& unit, int k, int split_k = 1,
+                       SplitReduction reduction = SplitReduction::sequential);
+
+// What a recovered tree says about the family's parameters: every (structure, block,
+// c_in_block, split-K) whose expected_order is this tree. FPRev cannot tell some apart (a fused
+// block with C added after it looks like split-K of fused blocks): all are listed, simplest
+// first.
+struct OrderCandidate {
+  FdpaParams unit;  // structure, block, c_in_block, instr_k set; the rest default
+  int split_k = 1;
+  SplitReduction reduction = SplitReduction::sequential;
+  std::string text;  // "fused block=16 c_in_block=1", "split-k=4 pairwise of sequential"
+};
+struct OrderFindings {
+  int k = 0;
+  bool order_visible = true;
+  std::vector<OrderCandidate> candidates;  // empty: no model of the family has this tree
+  std::string summary;                     // one line for reports
+};
+OrderFindings describe_order(const SumTree& tree);
+
+}  // namespace fpconform::characterize

@@ -1,0 +1,343 @@
+// recover_order: FPRev (arXiv 2411.00442) on a black-box Target, with summands realised as
+// products of powers of two in the input format and C in the output format.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "fpconform/characterize/order.hpp"
+#include "fpconform/convert.hpp"
+#include "fpconform/error.hpp"
+
+namespace fpconform::characterize {
+
+namespace {
+
+constexpr int kC = -1;  // leaf id of C; products are 0 .. k-1
+
+int ceil_log2(int n) {
+  int e = 0;
+  while ((1LL << e) < n) ++e;
+  return e;
+}
+
+// The code of +-2^e in f; throws when f cannot hold it exactly.
+std::uint64_t pow2_code(const Format& f, int e, bool negative, const std::string& where) {
+  std::uint64_t code = 0;
+  bool ok = e <= f.emax();
+  if (ok && e >= f.emin()) {
+    code = static_cast<std::uint64_t>(e + f.bias) << f.man_bits;
+  } else if (ok) {
+    const int shift = f.emin() - e;
+    ok = f.subnormals && shift <= f.man_bits;
+    if (ok) code = 1ull << (f.man_bits - shift);
+  }
+  if (negative) {
+    ok = ok && f.is_signed;
+    code |= f.sign_mask();
+  }
+  if (!ok || to_double(code, f) != std::ldexp(negative ? -1.0 : 1.0, e))
+    throw Error(where, "summation order: " + f.name + " has no code for " +
+                           (negative ? "-2^" : "2^") + std::to_string(e));
+  return code;
+}
+
+// The summands of every query: +-M = +-2^big as a product and as C, the unit 2^unit likewise.
+struct Summands {
+  int big = 0, unit = 0;
+  bool subnormal = false;  // the unit's factors include a subnormal input
+  std::uint64_t big_a = 0, neg_big_a = 0, big_b = 0, unit_a = 0, neg_unit_a = 0, unit_b = 0;
+  std::uint64_t c_big = 0, c_neg_big = 0, c_unit = 0, c_neg_unit = 0;
+};
+
+// Splits 2^e into a product of two powers of two with exponents in [lo, hi], as many of them
+// normal (>= emin) as possible.
+std::pair<int, int> split_exponent(int e, int lo, int hi, int emin) {
+  std::pair<int, int> best{hi + 1, 0};
+  int best_score = -1;
+  for (int ea = hi; ea >= lo; --ea) {
+    const int eb = e - ea;
+    if (eb < lo || eb > hi) continue;
+    const int score = (ea >= emin) + (eb >= emin);
+    if (score > best_score) best = {ea, eb}, best_score = score;
+  }
+  if (best_score < 0) throw Error("split_exponent", "no split");
+  return best;
+}
+
+// Which subnormals the unit may use: in the inputs (a unit product of two tiny factors) and in
+// the output (C and the partial sums). A target that flushes them fails the all-units check
+// and gets the next, narrower choice.
+struct UnitRange {
+  bool subnormal_in = true, subnormal_out = true;
+};
+
+// M as large as the formats allow (one binade below the output's top, for product_overflow and
+// rounding up); the unit 24 bits further below what IEEE additions need, so that fused nodes
+// that align to ~24 more fraction bits still cut partial sums of units, but not below the
+// smallest product or what the output holds.
+Summands choose_summands(const Format& in, const Format& out, int k, UnitRange range,
+                         const std::string& where, std::vector<std::string>& notes) {
+  if (!in.is_signed) throw Error(where, "summation order: needs a signed input format");
+  const int lo = range.subnormal_in && in.subnormals ? in.emin() - in.man_bits : in.emin();
+  const int lo_out =
+      range.subnormal_out && out.subnormals ? out.emin() - out.man_bits : out.emin();
+  Summands s;
+  s.big = std::min(2 * in.emax(), out.emax() - 1);
+  const int need = ceil_log2(k + 1) + out.precision() + 2;
+  s.unit = std::max({s.big - need - 24, 2 * lo, lo_out});
+  if (s.big - s.unit < ceil_log2(k + 1) + 2)
+    throw Error(where, "summation order: " + in.name + " products and " + out.name +
+                           " span 2^" + std::to_string(s.big - s.unit) + ", too narrow to swamp " +
+                           std::to_string(k) + " units");
+  if (s.big - s.unit < need)
+    notes.push_back("M / unit = 2^" + std::to_string(s.big - s.unit) + " is below the 2^" +
+                    std::to_string(need) + " that IEEE additions in " + out.name +
+                    " need; only alignment cuts can swamp the units");
+  else if (s.big - s.unit < need + 24)
+    notes.push_back("M / unit = 2^" + std::to_string(s.big - s.unit) +
+                    ": a fused node that keeps more than " +
+                    std::to_string(s.big - s.unit - ceil_log2(k + 1) - 1) +
+                    " fraction bits would not cut a partial sum of units");
+  const auto [ma, mb] = split_exponent(s.big, lo, in.emax(), in.emin());
+  const auto [ua, ub] = split_exponent(s.unit, lo, in.emax(), in.emin());
+  s.subnormal = ua < in.emin() || ub < in.emin() || s.unit < out.emin();
+  s.big_a = pow2_code(in, ma, false, where);
+  s.neg_big_a = pow2_code(in, ma, true, where);
+  s.big_b = pow2_code(in, mb, false, where);
+  s.unit_a = pow2_code(in, ua, false, where);
+  s.neg_unit_a = pow2_code(in, ua, true, where);
+  s.unit_b = pow2_code(in, ub, false, where);
+  s.c_big = pow2_code(out, s.big, false, where);
+  s.c_neg_big = pow2_code(out, s.big, true, where);
+  s.c_unit = pow2_code(out, s.unit, false, where);
+  s.c_neg_unit = pow2_code(out, s.unit, true, where);
+  return s;
+}
+
+// A row with +M at leaf `plus`, -M at leaf `minus` (kC for C; -2 for none), units (of the
+// sign `negative_units` says) elsewhere.
+void add_row(DotBatch& batch, const Summands& s, int plus, int minus, bool negative_units = false) {
+  std::vector<std::uint64_t> a(batch.k, negative_units ? s.neg_unit_a : s.unit_a),
+      b(batch.k, s.unit_b);
+  auto place = [&](int leaf, std::uint64_t code_a) {
+    if (leaf < 0) return;
+    a[leaf] = code_a;
+    b[leaf] = s.big_b;
+  };
+  place(plus, s.big_a);
+  place(minus, s.neg_big_a);
+  const std::uint64_t c = plus == kC    ? s.c_big
+                          : minus == kC ? s.c_neg_big
+                          : negative_units ? s.c_neg_unit
+                                           : s.c_unit;
+  batch.add(a, b, c);
+}
+
+// Units in D (of the units' sign): -1 when D is not a whole number of units in [0, limit].
+long count_units(const Target& t, std::uint64_t d, int unit, int limit, bool negative = false) {
+  const double v = negative ? -to_double(d, t.out()) : to_double(d, t.out());
+  if (!std::isfinite(v) || v < 0) return -1;
+  const double n = std::ldexp(v, -unit);
+  if (n != std::floor(n) || n > limit) return -1;
+  return static_cast<long>(n);
+}
+
+// The tree under construction: an arena of nodes; node 0 holds the root.
+struct Arena {
+  struct Node {
+    int leaf = -2;  // a leaf id, or -2 for an inner node
+    bool exact = false;
+    std::vector<int> kids;
+  };
+  std::vector<Node> nodes{Node{}};
+  int add_leaf(int leaf) {
+    nodes.push_back(Node{leaf, false, {}});
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  int add_node(bool exact, std::vector<int> kids) {
+    nodes.push_back(Node{-2, exact, std::move(kids)});
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  SumTree tree(int id) const {
+    const Node& n = nodes[id];
+    if (n.leaf == kC) return SumTree::c();
+    if (n.leaf >= 0) return SumTree::product(n.leaf);
+    std::vector<SumTree> kids;
+    for (int kid : n.kids) kids.push_back(tree(kid));
+    return SumTree::node(std::move(kids), n.exact);
+  }
+};
+
+// Leaves that are the children (whole subtrees) of one rounding node `parent` of `bound`
+// leaves: pairs in different children have LCA size `bound`.
+struct ForestTask {
+  std::vector<int> leaves;  // sorted, c (-1) first
+  int bound = 0;
+  int parent = 0;
+};
+
+class Recovery {
+ public:
+  Recovery(Target& t, int k, OrderStats& st) : t_(t), k_(k), st_(st) {}
+
+  SumTree run() {
+    const std::string where = t_.name();
+    if (k_ < 1) throw Error(where, "summation order: k must be at least 1");
+    if (!t_.supports_k(k_))
+      throw Error(where, "summation order: the target does not take k = " + std::to_string(k_));
+    if (const std::string why = t_.unavailable(); !why.empty()) throw Error(where, why);
+    pick_summands();
+    std::vector<int> all{kC};
+    for (int i = 0; i < k_; ++i) all.push_back(i);
+    std::vector<ForestTask> tasks{{all, k_ + 2, 0}};
+    while (!tasks.empty()) {
+      measure(tasks);
+      std::vector<ForestTask> next;
+      for (const ForestTask& task : tasks) split(task, next);
+      tasks.swap(next);
+    }
+    const SumTree tree = arena_.tree(arena_.nodes[0].kids.at(0));
+    st_.order_visible = !(tree.exact() && static_cast<int>(tree.children().size()) == k_ + 1);
+    if (!st_.order_visible)
+      st_.notes.push_back("no summand absorbed another: an exact sum, the order is not visible");
+    return tree;
+  }
+
+ private:
+  // Chooses M and the unit; subnormal units are checked by one all-units row (a target that
+  // flushes reads them as 0), and narrower ones are used where they fail.
+  void pick_summands() {
+    const std::string where = t_.name();
+    int tried_unit = INT_MIN;
+    for (UnitRange range : {UnitRange{true, true}, UnitRange{true, false}, UnitRange{false, false}}) {
+      std::vector<std::string> notes;
+      const Summands s = choose_summands(t_.in(), t_.out(), k_, range, where, notes);
+      if (s.unit == tried_unit) continue;
+      tried_unit = s.unit;
+      s_ = s;
+      DotBatch batch;
+      batch.k = k_;
+      add_row(batch, s_, -2, -2);
+      const auto d = evaluate(batch);
+      if (count_units(t_, d[0], s_.unit, k_ + 1) == k_ + 1) {
+        st_.notes.insert(st_.notes.end(), notes.begin(), notes.end());
+        st_.big_exp = s_.big;
+        st_.unit_exp = s_.unit;
+        st_.subnormal_units = s_.subnormal;
+        return;
+      }
+    }
+    throw Error(where, "summation order: " + std::to_string(k_ + 1) + " units of 2^" +
+                           std::to_string(s_.unit) + " do not add up exactly (D is not " +
+                           std::to_string(k_ + 1) + " units)");
+  }
+
+  std::vector<std::uint64_t> evaluate(const DotBatch& batch) {
+    ++st_.rounds;
+    st_.queries += batch.rows();
+    return t_.run(batch);
+  }
+
+  // LCA sizes for each task's pivot (its first leaf) against its other leaves, one run() for
+  // the round. A pair whose D is not a count is asked again with the signs of M swapped, then
+  // with negative units, then both: under a directed rounding an IEEE addition absorbs only
+  // units of one sign (toward zero: M's own; upward: negative ones).
+  void measure(const std::vector<ForestTask>& tasks) {
+    std::vector<std::pair<int, int>> todo;
+    for (const ForestTask& task : tasks)
+      for (std::size_t i = 1; i < task.leaves.size(); ++i)
+        todo.emplace_back(task.leaves[0], task.leaves[i]);
+    for (int variant = 0; variant < 4 && !todo.empty(); ++variant) {
+      const bool swapped = variant & 1, negative = variant & 2;
+      DotBatch batch;
+      batch.k = k_;
+      for (const auto& [x, y] : todo)
+        add_row(batch, s_, swapped ? y : x, swapped ? x : y, negative);
+      const auto d = evaluate(batch);
+      std::vector<std::pair<int, int>> failed;
+      for (std::size_t r = 0; r < todo.size(); ++r) {
+        const long n = count_units(t_, d[r], s_.unit, k_ - 1, negative);
+        if (n >= 0) lca_[todo[r]] = k_ + 1 - static_cast<int>(n);
+        else if (variant == 3) bad(todo[r], d[r]);
+        else failed.push_back(todo[r]);
+      }
+      todo.swap(failed);
+    }
+  }
+
+  [[noreturn]] void bad(std::pair<int, int> xy, std::uint64_t d) const {
+    throw Error(t_.name(), "summation order: +-M at " + leaf_name(xy.first) + " and " +
+                               leaf_name(xy.second) + " gives D = " +
+                               std::to_string(to_double(d, t_.out())) +
+                               ", not a count of units of 2^" + std::to_string(s_.unit) +
+                               " with either sign of M or of the units (M does not swamp the "
+                               "units: rounding toward zero in IEEE additions, or not a sum)");
+  }
+  [[noreturn]] void inconsistent(const std::string& why) const {
+    throw Error(t_.name(), "summation order: the LCA sizes fit no tree (" + why + ")");
+  }
+  static std::string leaf_name(int leaf) { return leaf == kC ? "c" : std::to_string(leaf); }
+
+  // Groups a task's leaves by their LCA with the pivot x: the ancestors of x in order of
+  // size, each with the leaves it adds. A rounding ancestor of s leaves adds s - |below|
+  // leaves whose children are found in later rounds; an exact ancestor (no absorption) with
+  // leaf children shows every one of them at |below| + 1.
+  void split(const ForestTask& task, std::vector<ForestTask>& next) {
+    const int x = task.leaves[0];
+    int cur = arena_.add_leaf(x), cur_size = 1;
+    std::map<int, std::vector<int>> by_size;
+    std::vector<int> rest;
+    for (std::size_t i = 1; i < task.leaves.size(); ++i) {
+      const int y = task.leaves[i];
+      const int s = lca_.at({x, y});
+      if (s > task.bound)
+        inconsistent("LCA(" + leaf_name(x) + ", " + leaf_name(y) + ") has " + std::to_string(s) +
+                     " leaves, above its parent's " + std::to_string(task.bound));
+      if (s == task.bound) rest.push_back(y);
+      else by_size[s].push_back(y);
+    }
+    if (!rest.empty()) next.push_back({rest, task.bound, task.parent});
+    for (auto& [s, group] : by_size) {
+      const int n = static_cast<int>(group.size());
+      if (s == cur_size + n) {
+        cur = arena_.add_node(false, {cur});
+        if (n == 1) {
+          const int leaf = arena_.add_leaf(group[0]);
+          arena_.nodes[cur].kids.push_back(leaf);
+        } else {
+          next.push_back({group, s, cur});
+        }
+      } else if (s == cur_size + 1 && n >= 2) {
+        std::vector<int> kids{cur};
+        for (int y : group) kids.push_back(arena_.add_leaf(y));
+        cur = arena_.add_node(true, std::move(kids));
+      } else {
+        inconsistent(std::to_string(n) + " leaves have an LCA of " + std::to_string(s) +
+                     " leaves with " + leaf_name(x) + ", whose smaller ancestor has " +
+                     std::to_string(cur_size));
+      }
+      cur_size += n;
+    }
+    arena_.nodes[task.parent].kids.push_back(cur);
+  }
+
+  Target& t_;
+  int k_;
+  OrderStats& st_;
+  Summands s_;
+  Arena arena_;
+  std::map<std::pair<int, int>, int> lca_;
+};
+
+}  // namespace
+
+SumTree recover_order(Target& t, int k, OrderStats* stats) {
+  OrderStats local;
+  OrderStats& st = stats ? *stats : local;
+  st = OrderStats{};
+  return Recovery(t, k, st).run();
+}
+
+}  // namespace fpconform::characterize
