@@ -1,6 +1,7 @@
 // fpconform report [--out DIR] [--full] [--seed S] [--threads N]
-// Runs the conversion conformance sweeps (emu against the MPFR oracle) and writes report.md
-// and results.json into DIR atomically. Exit 0: every case agrees; 1: some disagree.
+// Runs the conversion conformance sweeps (emu against the MPFR oracle) and the block-scale rule
+// section (the rule table; SQNR and disagreement with OCP's rule on generated data), and writes
+// report.md and results.json into DIR atomically. Exit 0: every case agrees; 1: some disagree.
 #include <cstdio>
 #include <memory>
 
@@ -42,6 +43,11 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
                                     static_cast<unsigned long long>(rep.total_cases),
                                     static_cast<unsigned long long>(rep.total_mismatches),
                                     rep.rows.size(), rep.seconds, a->out.c_str());
+                        if (rep.scale_rules)
+                          std::printf("block-scale rules: %zu rules, %zu rule x distribution "
+                                      "results (%.1f s)\n",
+                                      rep.scale_rules->rules.size(),
+                                      rep.scale_rules->results.size(), rep.scale_rules->seconds);
                         return rep.total_mismatches == 0 ? 0 : 1;
                       }});
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -208,6 +209,7 @@ struct ReportOptions {
   std::uint64_t narrow_inputs = 0;  // 0: preset (quick 4096, full all codes)
   unsigned threads = 0;
   std::size_t max_counterexamples = 5;
+  bool scale_rules = true;  // add the block-scale rule section (run_scale_rule_report)
 };
 
 struct ReportRow {
@@ -218,6 +220,35 @@ struct ReportRow {
   std::vector<std::string> counterexamples;  // formatted
 };
 
+// The block-scale rules (block_scale.hpp) for the report: the rule table, and for generated
+// data what each rule costs (SQNR and largest relative error of the dequantized values against
+// the f32 input; dequantization is exact in double) and where it disagrees with OCP's rule on
+// the same element format (scale values of the same block geometry, dequantized values).
+struct ScaleRuleInfo {
+  std::string name, element, scale_format, scale, element_rounding, element_saturation,
+      tensor_scale_format, source;
+  int block = 0;
+};
+struct ScaleRuleResult {
+  std::string distribution;  // "normal", "log-normal"
+  std::string geometry;      // "mxfp8 1x32", "nvfp4 1x16", ...
+  std::string rule, element;
+  double sqnr_db = 0, max_rel_err = 0;
+  std::uint64_t blocks = 0, values = 0;
+  // Differences from rule ocp on the same element format: scale values (-1: a different block
+  // geometry or scale format, not comparable) and dequantized values.
+  std::int64_t scales_differing = -1, values_differing = -1;
+};
+struct ScaleRuleReport {
+  std::vector<ScaleRuleInfo> rules;
+  std::vector<ScaleRuleResult> results;
+  int rows = 0, cols = 0;  // each distribution is a rows x cols f32 matrix, blocks along rows
+  std::uint64_t seed = 0;
+  double seconds = 0;
+};
+// Deterministic for a seed; rows * cols values per distribution (cols a multiple of 128).
+ScaleRuleReport run_scale_rule_report(std::uint64_t seed, int rows = 256, int cols = 1024);
+
 struct ConversionReport {
   bool quick = true;
   std::uint64_t seed = 0;
@@ -227,6 +258,7 @@ struct ConversionReport {
   std::uint64_t total_mismatches = 0;
   double seconds = 0;
   unsigned threads = 0;
+  std::optional<ScaleRuleReport> scale_rules;  // results.json key "scale_rules"
 };
 
 ConversionReport run_conversion_report(const ReportOptions& options);
