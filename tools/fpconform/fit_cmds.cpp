@@ -1,11 +1,62 @@
-// fpconform fit: (being written this session)
+// `fpconform fit`: passive fitting of recorded rows (suites/characterize: rows.hpp, fit.hpp).
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
 #include "commands.hpp"
+#include "fpconform/characterize/fit.hpp"
+#include "fpconform/characterize/rows.hpp"
+#include "fpconform/error.hpp"
 
 namespace fpconform::cli {
 
 void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
-  (void)app;
-  (void)commands;
+  auto* sub = app.add_subcommand(
+      "fit", "every parameter set of the matrix-unit family that reproduces recorded rows, and "
+             "the probes that would tell them apart");
+  struct Opts {
+    std::string rows, in, out, json;
+    bool c_zero = false, all = false;
+    std::uint64_t seed = 1;
+    int probes = 4000;
+    unsigned threads = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  sub->add_option("--rows", o->rows,
+                  "a tensor-core dump directory (a_*.txt, b_*.txt, c_*_fp32.txt, d_*_fp32/fp16.txt) "
+                  "or a rows file (suites/characterize/ROWS.md)")
+      ->required();
+  sub->add_option("--in", o->in, "format of a and b (default: the header, or the dump folder's name)");
+  sub->add_option("--out", o->out, "format of c and d (default: the header, or the one d_ file)");
+  sub->add_flag("--c-zero", o->c_zero, "the rows were recorded with C = 0 (H100 fp8 dumps, fp32 out)");
+  sub->add_option("--json", o->json, "also write the report as JSON to this file");
+  sub->add_option("--seed", o->seed, "seed of the probe search (default 1)");
+  sub->add_option("--probes", o->probes, "cases the probe search tries at most (default 4000)");
+  sub->add_option("--threads", o->threads, "threads for the fit (default: all cores)");
+  sub->add_flag("--all", o->all, "list every matching set (default: the first 40)");
+  commands.push_back({sub, [o] {
+                        characterize::RowsOptions ro;
+                        ro.in = o->in;
+                        ro.out = o->out;
+                        ro.c_zero = o->c_zero;
+                        const characterize::RecordedRows rows = characterize::read_rows(o->rows, ro);
+                        characterize::FitOptions fo;
+                        fo.seed = o->seed;
+                        fo.probe_budget = o->probes;
+                        fo.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+                        const characterize::FitResult r = characterize::fit(rows.in, rows.out, rows.cases, fo);
+                        characterize::FitReportOptions report;
+                        report.rows_path = o->rows;
+                        report.max_listed = o->all ? 0 : 40;
+                        if (!o->json.empty()) {
+                          std::ofstream json(o->json);
+                          if (!json) throw Error("--json", "cannot write " + o->json);
+                          json << characterize::fit_report_json(r, rows, report);
+                        }
+                        std::fputs(characterize::fit_report_text(r, rows, report).c_str(), stdout);
+                        return r.matching.empty() ? 1 : 0;
+                      }});
 }
 
 }  // namespace fpconform::cli

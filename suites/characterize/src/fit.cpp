@@ -1,0 +1,128 @@
+// fit: test every family member on the rows (stopping at its first wrong row, so most members
+// cost one dot product), keep those that reproduce all, then split them with probes.
+#include "fpconform/characterize/fit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <numeric>
+
+#include "fit_probes.hpp"
+#include "fpconform/error.hpp"
+#include "fpconform/fdpa_kernel.hpp"
+
+namespace fpconform::characterize {
+
+namespace {
+
+// The rows decoded once for FdpaKernel (decoding depends on the input format only).
+struct DecodedRows {
+  std::vector<DecodedOperands> a, b;
+};
+
+// How far a member gets: the number of leading rows it reproduces (all: it matches), or invalid.
+struct Outcome {
+  bool invalid = false;
+  std::size_t prefix = 0;
+};
+
+Outcome try_member(const FdpaParams& p, const Format& in, const Format& out,
+                   std::span<const DotCase> rows, const DecodedRows& decoded) {
+  try {
+    const FdpaKernel kernel(p, in, out);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const DotCase& dc = rows[r];
+      const std::uint64_t got =
+          kernel.fast() ? kernel.dot(decoded.a[r], 0, decoded.b[r], 0, 1, dc.a.size(), dc.c)
+                        : fdpa(p, in, out, dc.a, dc.b, dc.c);
+      if (got != dc.d) return {false, r};
+    }
+    return {false, rows.size()};
+  } catch (const Error&) {
+    return {true, 0};
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows,
+              const FitOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  FitResult result;
+  if (rows.empty()) throw Error("rows", "nothing to fit: no rows");
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (rows[r].a.size() != rows[r].b.size() || rows[r].a.empty())
+      throw Error("row " + std::to_string(r + 1), "a and b must be non-empty and of one length");
+  const std::vector<FamilyMember> family = fit_family(in, out, options.family);
+  result.family_size = family.size();
+
+  DecodedRows decoded;
+  const FdpaKernel decoder(FdpaParams{}, in, out);
+  for (const DotCase& dc : rows) {
+    decoded.a.push_back(decoder.decode(dc.a));
+    decoded.b.push_back(decoder.decode(dc.b));
+  }
+
+  // Contiguous chunks, one per thread, so the outcome does not depend on the thread count.
+  std::vector<Outcome> outcomes(family.size());
+  const unsigned threads = std::max(1u, options.threads);
+  const std::size_t chunk = (family.size() + threads - 1) / threads;
+  std::vector<std::future<void>> jobs;
+  for (unsigned t = 0; t < threads; ++t) {
+    const std::size_t lo = t * chunk, hi = std::min(family.size(), lo + chunk);
+    if (lo >= hi) break;
+    jobs.push_back(std::async(std::launch::async, [&, lo, hi] {
+      for (std::size_t i = lo; i < hi; ++i)
+        outcomes[i] = try_member(family[i].params, in, out, rows, decoded);
+    }));
+  }
+  for (auto& j : jobs) j.get();
+
+  for (std::size_t i = 0; i < family.size(); ++i) {
+    if (outcomes[i].invalid) ++result.invalid;
+    else if (outcomes[i].prefix == rows.size()) result.matching.push_back(family[i]);
+  }
+
+  if (result.matching.empty()) {
+    // The members that got furthest, then ranked by how many rows they fail in all.
+    std::vector<std::size_t> order(family.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      return !outcomes[x].invalid && (outcomes[y].invalid || outcomes[x].prefix > outcomes[y].prefix);
+    });
+    order.resize(std::min<std::size_t>(order.size(), 64));
+    // The presets too: a unit's published model failing is worth seeing whatever its prefix.
+    for (std::size_t i = 0; i < family.size() && !family[i].preset.empty(); ++i)
+      if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+    for (std::size_t i : order) {
+      if (outcomes[i].invalid) continue;
+      try {
+        result.closest.push_back({family[i], disagreements(family[i].params, in, out, rows)});
+      } catch (const Error&) {
+        // refuses a later row: not a near miss
+      }
+    }
+    std::stable_sort(result.closest.begin(), result.closest.end(),
+                     [](const NearMiss& x, const NearMiss& y) {
+                       return x.failed_rows.size() < y.failed_rows.size();
+                     });
+    if (result.closest.size() > options.closest) result.closest.resize(options.closest);
+  }
+  result.fit_seconds = seconds_since(t0);
+
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<FdpaParams> survivors;
+  for (const FamilyMember& m : result.matching) survivors.push_back(m.params);
+  ProbeSearch search = split_by_probes(in, out, survivors, rows, options.seed, options.probe_budget);
+  result.classes = std::move(search.classes);
+  result.probes = std::move(search.probes);
+  result.probes_tried = search.tried;
+  result.probe_seconds = seconds_since(t1);
+  return result;
+}
+
+}  // namespace fpconform::characterize
