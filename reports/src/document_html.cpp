@@ -77,13 +77,14 @@ Axis make_axis(std::vector<double> values, bool log, double px0, double px1) {
 }
 
 std::string plot_svg(const Plot& p) {
-  const double w = 680, h = 340, left = 70, right = 170, top = 20, bottom = 50;
+  const bool bars = p.kind == Plot::Kind::bars;
+  const double w = 680, left = 70, right = 170, top = 20, bottom = bars ? 110 : 50;
+  const double h = 290 + bottom;
   std::vector<double> xs, ys;
   for (const auto& s : p.series) {
     xs.insert(xs.end(), s.x.begin(), s.x.end());
     ys.insert(ys.end(), s.y.begin(), s.y.end());
   }
-  const bool bars = p.kind == Plot::Kind::bars;
   Axis ax = make_axis(xs, p.log_x && !bars, left, w - right);
   if (bars) {
     ax.lo = -0.5;
@@ -102,8 +103,9 @@ std::string plot_svg(const Plot& p) {
   }
   if (bars) {
     for (std::size_t i = 0; i < p.x_categories.size(); ++i)
-      s += "<text x=\"" + num(ax.map(static_cast<double>(i))) + "\" y=\"" + num(h - bottom + 14) +
-           "\" text-anchor=\"middle\" font-size=\"10\">" + esc(p.x_categories[i]) + "</text>\n";
+      s += "<text transform=\"translate(" + num(ax.map(static_cast<double>(i)) + 3) + "," +
+           num(h - bottom + 10) + ") rotate(-45)\" text-anchor=\"end\" font-size=\"10\">" +
+           esc(p.x_categories[i]) + "</text>\n";
   } else {
     for (double t : ax.ticks())
       s += "<text x=\"" + num(ax.map(t)) + "\" y=\"" + num(h - bottom + 14) +
@@ -117,11 +119,14 @@ std::string plot_svg(const Plot& p) {
     const Series& ser = p.series[k];
     const char* color = kColors[k % 8];
     if (bars) {
-      const double bw = (ax.map(1) - ax.map(0)) * 0.8;
+      // Several series: side by side within each category.
+      const double group = (ax.map(1) - ax.map(0)) * 0.8;
+      const double bw = group / static_cast<double>(p.series.size());
       for (std::size_t i = 0; i < ser.y.size(); ++i) {
         if (!(ser.y[i] > 0) && p.log_y) continue;
         const double y = ay.map(ser.y[i]), y0 = ay.map(p.log_y ? ay.lo : 0);
-        s += "<rect x=\"" + num(ax.map(static_cast<double>(i)) - bw / 2) + "\" y=\"" + num(std::min(y, y0)) +
+        const double x0 = ax.map(static_cast<double>(i)) - group / 2 + bw * static_cast<double>(k);
+        s += "<rect x=\"" + num(x0) + "\" y=\"" + num(std::min(y, y0)) +
              "\" width=\"" + num(bw) + "\" height=\"" + num(std::fabs(y0 - y)) + "\" fill=\"" + color +
              "\"><title>" + esc(i < p.x_categories.size() ? p.x_categories[i] : "") + ": " + num(ser.y[i]) +
              "</title></rect>\n";
@@ -174,6 +179,9 @@ std::string heatmap_svg(const HeatMap& h) {
 }
 
 std::string table_html(const Table& t) {
+  if (t.detail)
+    return "<h3 id=\"" + esc(t.id) + "\">" + esc(t.title) + "</h3>\n<p>" + std::to_string(t.rows.size()) +
+           " rows: <a href=\"tables/" + esc(t.id) + ".csv\">tables/" + esc(t.id) + ".csv</a></p>\n";
   std::string s = "<h3 id=\"" + esc(t.id) + "\">" + esc(t.title) + "</h3>\n<table><thead><tr>";
   for (const auto& c : t.columns) s += "<th>" + esc(c) + "</th>";
   s += "</tr></thead><tbody>\n";

@@ -30,6 +30,11 @@ std::string csv_cell(const std::string& s) {
 }
 
 void table_md(std::string& md, const Table& t) {
+  if (t.detail) {
+    md += "### " + t.title + "\n\n" + std::to_string(t.rows.size()) + " rows: [tables/" + t.id +
+          ".csv](tables/" + t.id + ".csv)\n\n";
+    return;
+  }
   md += "### " + t.title + "\n\n|";
   for (const auto& c : t.columns) {
     md += ' ';

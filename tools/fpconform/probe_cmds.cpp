@@ -1,11 +1,97 @@
-// fpconform probe: (being written this session)
+// fpconform probe --target T: characterize a matrix unit (feature probes, model synthesis,
+// validation, refinement, summation order) and optionally write its device profile.
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+
 #include "commands.hpp"
+#include "fpconform/characterize/characterize.hpp"
+#include "fpconform/characterize/order.hpp"
+#include "fpconform/error.hpp"
+#include "fpconform/reports/device_profile.hpp"
 
 namespace fpconform::cli {
+namespace {
+
+struct ProbeArgs {
+  std::string target, in, out, out_dir;
+  std::uint64_t cases = 100000, seed = 1;
+  int max_k = 64, order_k = 32;
+};
+
+// The summation tree as one more piece of evidence (FPRev; arXiv 2411.00442).
+characterize::ProbeEvidence order_evidence(characterize::Target& t, int k) {
+  characterize::ProbeEvidence e;
+  e.probe = "summation order";
+  try {
+    characterize::OrderStats stats;
+    const auto tree = characterize::recover_order(t, k, &stats);
+    const auto findings = characterize::describe_order(tree);
+    e.finding = tree.text();
+    e.proves = "FPRev with k = " + std::to_string(k) + " (" + std::to_string(stats.queries) +
+               " queries): +M and -M at two leaves, units elsewhere; the surviving units count "
+               "the leaves outside their lowest common ancestor. " + findings.summary;
+    for (const auto& n : stats.notes) e.proves += " " + n;
+  } catch (const Error& err) {
+    e.finding = "not recovered";
+    e.proves = err.what();
+  }
+  return e;
+}
+
+int run_probe(const ProbeArgs& a) {
+  std::optional<Format> in, out;
+  if (!a.in.empty()) in = parse_format(a.in, "--in");
+  if (!a.out.empty()) out = parse_format(a.out, "--out");
+  auto t = characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");
+  if (const std::string why = t->unavailable(); !why.empty())
+    throw Error("--target", t->name() + " cannot run here: " + why);
+  characterize::CharacterizeOptions o;
+  o.seed = a.seed;
+  o.validation_cases = a.cases;
+  o.max_k = a.max_k;
+  const bool tty = ::isatty(STDERR_FILENO);
+  o.progress = [tty](std::string_view stage, std::string_view detail) {
+    if (tty) std::fprintf(stderr, "\r\033[K%.*s: %.*s", static_cast<int>(stage.size()), stage.data(),
+                          static_cast<int>(std::min<std::size_t>(detail.size(), 100)), detail.data());
+  };
+  std::fprintf(stderr, "probing %s (%s -> %s), seed %" PRIu64 "\n", t->name().c_str(),
+               t->in().name.c_str(), t->out().name.c_str(), a.seed);
+  auto c = characterize::characterize(*t, o);
+  if (tty) std::fputs("\r\033[K", stderr);
+  const int order_k = t->supports_k(a.order_k) ? a.order_k : (t->supports_k(a.order_k + 1) ? a.order_k + 1 : 0);
+  if (order_k > 0) c.evidence.push_back(order_evidence(*t, order_k));
+  c.queries = t->queries();
+  std::printf("target %s: %s -> %s\n", c.target.c_str(), c.in.name.c_str(), c.out.name.c_str());
+  for (const auto& e : c.evidence) std::printf("  %-20s %s\n", e.probe.c_str(), e.finding.c_str());
+  std::printf("%s\n", c.verdict.c_str());
+  if (!c.deterministic) std::printf("non-deterministic: identical calls gave different answers\n");
+  std::printf("%" PRIu64 " queries, %.1f s\n", c.queries, c.seconds);
+  if (!a.out_dir.empty()) {
+    const std::string path = reports::write_device_profile(c, a.out_dir, FPCONFORM_VERSION);
+    std::printf("profile written to %s (and .md)\n", path.c_str());
+  }
+  std::printf("model %s agrees on %" PRIu64 "/%" PRIu64 " cases\n", c.model_spec.c_str(), c.agreed, c.validated);
+  return c.expressible && c.agreed == c.validated && c.deterministic ? 0 : 1;
+}
+
+}  // namespace
 
 void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
-  (void)app;
-  (void)commands;
+  auto* sub = app.add_subcommand(
+      "probe", "Characterize a matrix unit (emu:MODEL, cpu:fp32-fma|avx512-fp16|avx512-bf16|amx-bf16): "
+               "probes, a bit-exact model, validation");
+  auto a = std::make_shared<ProbeArgs>();
+  sub->add_option("--target", a->target, "emu:PRESET, emu:custom:key=value,..., cpu:...")->required();
+  sub->add_option("--in", a->in, "input format (emu targets; cpu targets have fixed formats)");
+  sub->add_option("--out", a->out, "output format");
+  sub->add_option("--out-dir", a->out_dir, "write the device profile (JSON + Markdown) here");
+  sub->add_option("--cases", a->cases, "fresh validation cases")->capture_default_str();
+  sub->add_option("--max-k", a->max_k, "longest dot product in validation")->capture_default_str();
+  sub->add_option("--order-k", a->order_k, "k for the summation-order recovery")->capture_default_str();
+  sub->add_option("--seed", a->seed, "seed of every random choice")->capture_default_str();
+  commands.push_back({sub, [a] { return run_probe(*a); }});
 }
 
 }  // namespace fpconform::cli

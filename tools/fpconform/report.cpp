@@ -1,54 +1,70 @@
-// fpconform report [--out DIR] [--full] [--seed S] [--threads N]
-// Runs the conversion conformance sweeps (emu against the MPFR oracle) and the block-scale rule
-// section (the rule table; SQNR and disagreement with OCP's rule on generated data), and writes
-// report.md and results.json into DIR atomically. Exit 0: every case agrees; 1: some disagree.
+// fpconform report [--out DIR] [--full] [--seed S] [--threads N] [--devices DIR]
+// Runs the report's sections (conformance of emu against the MPFR oracle, ecosystem profile
+// disagreement, block-scale rules, accumulation error against K, this machine's units, the
+// recorded device profiles) and writes DIR/index.html, report.md, results.json and tables/*.csv
+// atomically. Exit 0: every check passed; 1: a section reports failures.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 
 #include "commands.hpp"
-#include "fpconform/conformance/conversion.hpp"
+#include "fpconform/report/report_content.hpp"
 
 namespace fpconform::cli {
 
 namespace {
 struct ReportArgs {
   std::string out = "out/report";
+  std::string devices = FPCONFORM_DEVICES_DIR;
   bool full = false;
   std::uint64_t seed = 1;
   unsigned threads = 0;
 };
+
+// A progress bar on stderr when it is a terminal; one line per section otherwise.
+void show_progress(int done, int total, std::string_view what) {
+  if (::isatty(STDERR_FILENO)) {
+    const int width = 30, filled = total ? width * done / total : width;
+    std::fprintf(stderr, "\r\033[K[%.*s%*s] %d/%d %.*s", filled, "##############################",
+                 width - filled, "", done, total, static_cast<int>(what.size()), what.data());
+    if (done == total) std::fputc('\n', stderr);
+  } else if (done < total) {
+    std::fprintf(stderr, "fpconform report: %d/%d %.*s\n", done + 1, total,
+                 static_cast<int>(what.size()), what.data());
+  }
+}
 }  // namespace
 
 void add_report_command(CLI::App& app, std::vector<Command>& commands) {
   auto* sub = app.add_subcommand(
-      "report", "Check emu's conversions against the MPFR oracle and write a report directory");
+      "report", "Check emu against the MPFR oracle, compare the ecosystem and the matrix-unit "
+                "models, characterize this machine's units; write an HTML/Markdown/JSON report");
   auto a = std::make_shared<ReportArgs>();
-  sub->add_option("--out,-o", a->out, "Directory for report.md and results.json")
+  sub->add_option("--out,-o", a->out, "Directory for index.html, report.md, results.json, tables/")
       ->capture_default_str();
-  sub->add_flag("--full", a->full, "The default suite's sweeps (minutes) instead of a sample");
+  sub->add_flag("--full", a->full, "Larger samples (the default suite's sweeps; much longer)");
   sub->add_option("--seed", a->seed, "Seed for the sampled inputs")->capture_default_str();
   sub->add_option("--threads", a->threads, "Worker threads (0: all cores)");
+  sub->add_option("--devices", a->devices, "Recorded device profiles to include")->capture_default_str();
   commands.push_back({sub, [a] {
-                        conformance::ReportOptions opt;
-                        opt.quick = !a->full;
-                        opt.seed = a->seed;
-                        opt.threads = a->threads;
-                        std::fprintf(stderr, "fpconform report: %s sweep, seed %llu\n",
-                                     opt.quick ? "quick" : "full",
-                                     static_cast<unsigned long long>(opt.seed));
-                        const auto rep = conformance::run_conversion_report(opt);
-                        conformance::write_conversion_report(rep, a->out);
-                        std::printf("%llu cases, %llu disagree (%zu source/target/mode rows, "
-                                    "%.1f s); written to %s/report.md and results.json\n",
-                                    static_cast<unsigned long long>(rep.total_cases),
-                                    static_cast<unsigned long long>(rep.total_mismatches),
-                                    rep.rows.size(), rep.seconds, a->out.c_str());
-                        if (rep.scale_rules)
-                          std::printf("block-scale rules: %zu rules, %zu rule x distribution "
-                                      "results (%.1f s)\n",
-                                      rep.scale_rules->rules.size(),
-                                      rep.scale_rules->results.size(), rep.scale_rules->seconds);
-                        return rep.total_mismatches == 0 ? 0 : 1;
+                        report::ReportRun run;
+                        run.quick = !a->full;
+                        run.seed = a->seed;
+                        run.threads = a->threads;
+                        run.devices_dir = a->devices;
+                        run.version = FPCONFORM_VERSION;
+                        run.progress = show_progress;
+                        const auto doc = report::build_report(run);
+                        reports::write_report(doc, a->out);
+                        int failed = 0;
+                        for (const auto& s : doc.sections) {
+                          std::printf("%-55s %s\n", s.title.c_str(), s.ok ? "ok" : "FAILED");
+                          failed += s.ok ? 0 : 1;
+                        }
+                        std::printf("report written to %s/index.html (and report.md, results.json, "
+                                    "tables/)\n", a->out.c_str());
+                        return failed ? 1 : 0;
                       }});
 }
 

@@ -8,7 +8,8 @@ reports::Document build_report(const ReportRun& run) {
   using Builder = reports::Section (*)(const ReportRun&);
   const std::pair<const char*, Builder> sections[] = {
       {"conversions", conversion_section},   {"arithmetic", arithmetic_section},
-      {"ecosystem", ecosystem_section},      {"accumulation", accumulation_section},
+      {"ecosystem", ecosystem_section},      {"scale rules", scale_rules_section},
+      {"accumulation", accumulation_section}, {"this machine's units", matrix_units_section},
       {"devices", devices_section},
   };
   const int count = static_cast<int>(std::size(sections));

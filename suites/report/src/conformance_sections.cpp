@@ -1,5 +1,7 @@
 // Conversion and arithmetic conformance: emu against the MPFR oracle.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <thread>
 
@@ -15,6 +17,7 @@ reports::Section conversion_section(const ReportRun& run) {
   opt.quick = run.quick;
   opt.seed = run.seed;
   opt.threads = run.threads;
+  opt.scale_rules = false;  // a section of its own
   const auto rep = conformance::run_conversion_report(opt);
   reports::Section s;
   s.id = "conversions";
@@ -24,9 +27,44 @@ reports::Section conversion_section(const ReportRun& run) {
                          std::to_string(rep.rows.size()) + " source/target/mode rows.");
   reports::Table t{"conversions", "Per source, target and rounding mode",
                    {"source", "target", "mode", "inputs", "cases", "mismatches"}, {}, ""};
-  for (const auto& r : rep.rows)
+  t.detail = true;
+  // The summary: one row per source and target, every mode together.
+  reports::Table pairs{"conversion-pairs", "Per source and target (every mode and configuration)",
+                       {"source", "target", "modes", "cases", "mismatches", "first counterexample"}, {}, ""};
+  for (const auto& r : rep.rows) {
     t.rows.push_back({r.source, r.target, r.mode, std::to_string(r.inputs), std::to_string(r.cases),
                       std::to_string(r.mismatches)});
+    if (pairs.rows.empty() || pairs.rows.back()[0] != r.source || pairs.rows.back()[1] != r.target)
+      pairs.rows.push_back({r.source, r.target, "0", "0", "0", ""});
+    auto& row = pairs.rows.back();
+    row[2] = std::to_string(std::stoull(row[2]) + 1);
+    row[3] = std::to_string(std::stoull(row[3]) + r.cases);
+    row[4] = std::to_string(std::stoull(row[4]) + r.mismatches);
+    if (row[5].empty() && !r.counterexamples.empty()) row[5] = r.counterexamples.front();
+  }
+  // A source x target map of the fraction of cases that disagree (all green when emu agrees).
+  reports::HeatMap map;
+  map.id = "conversion-map";
+  map.title = "Conversions checked, source (rows) x target (columns)";
+  map.value_label = "fraction of cases where emu and the oracle disagree";
+  map.note = "Per cell: every rounding mode, saturation and subnormal configuration; the counts "
+             "are in tables/conversion-pairs.csv.";
+  for (const auto& row : pairs.rows) {
+    auto find = [](std::vector<std::string>& v, const std::string& x) {
+      const auto it = std::find(v.begin(), v.end(), x);
+      if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
+      v.push_back(x);
+      return v.size() - 1;
+    };
+    const std::size_t r = find(map.row_labels, row[0]), c = find(map.col_labels, row[1]);
+    if (map.values.size() <= r) map.values.resize(r + 1);
+    if (map.values[r].size() <= c) map.values[r].resize(c + 1, NAN);
+    map.values[r][c] = static_cast<double>(std::stoull(row[4])) / static_cast<double>(std::stoull(row[3]));
+  }
+  for (auto& v : map.values) v.resize(map.col_labels.size(), NAN);
+  s.heatmaps.push_back(std::move(map));
+  pairs.detail = true;
+  s.tables.push_back(std::move(pairs));
   s.tables.push_back(std::move(t));
   s.ok = rep.total_mismatches == 0;
   s.results = {{"cases", rep.total_cases}, {"mismatches", rep.total_mismatches},

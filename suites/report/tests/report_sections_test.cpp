@@ -22,7 +22,18 @@ std::string slurp(const std::filesystem::path& p) {
 TEST(ReportSections, AccumulationShowsTheFp8AccumulatorAndPromotion) {
   ReportRun run;
   const auto s = accumulation_section(run);
-  ASSERT_EQ(s.plots.size(), 1u);
+  ASSERT_EQ(s.plots.size(), 2u);
+  // The ulp histogram at K = 4096: 64 outputs per model; the fp32 chain within a few ulp of the
+  // correctly rounded result, the e8m13 accumulator far from it.
+  const auto& hist = s.plots[1].series;
+  ASSERT_EQ(hist.size(), 4u);
+  for (const auto& h : hist) {
+    double total = 0;
+    for (double v : h.y) total += v;
+    EXPECT_EQ(total, 64) << h.name;
+  }
+  EXPECT_EQ(hist[3].y[0] + hist[3].y[1] + hist[3].y[2] + hist[3].y[3], 64);  // < 8 ulp
+  EXPECT_GT(hist[0].y[10] + hist[0].y[11] + hist[0].y[12] + hist[0].y[13] + hist[0].y[14] + hist[0].y[15], 32);
   const auto& series = s.plots[0].series;
   ASSERT_EQ(series.size(), 4u);
   // The e8m13 accumulator's relative error grows with K (its truncation is a fixed fraction of

@@ -16,6 +16,9 @@ struct Table {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
   std::string note;
+  // A long table kept for the record: written to tables/<id>.csv and results.json; the HTML and
+  // Markdown link to the CSV instead of showing it.
+  bool detail = false;
 };
 
 struct Series {

@@ -29,6 +29,8 @@ reports::Section arithmetic_section(const ReportRun& run);
 reports::Section ecosystem_section(const ReportRun& run);
 reports::Section accumulation_section(const ReportRun& run);
 reports::Section devices_section(const ReportRun& run);
+reports::Section scale_rules_section(const ReportRun& run);
+reports::Section matrix_units_section(const ReportRun& run);
 
 // Every section, in order, with a header (version, seed, time taken).
 reports::Document build_report(const ReportRun& run);

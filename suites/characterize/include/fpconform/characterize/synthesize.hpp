@@ -1,0 +1,58 @@
+// Model synthesis: the parameter set of the FdpaParams family that reproduces a set of observed
+// cases, found by a local search (single changes, then pairs of changes) from a start that the
+// probes chose. Every parameter the family has is in the search; equivalent models are fine.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fpconform/characterize/dot_case.hpp"
+#include "fpconform/fdpa.hpp"
+
+namespace fpconform::characterize {
+
+// One change to a parameter set ("frac_bits = 13").
+struct ParamMove {
+  std::string label;
+  std::function<void(FdpaParams&)> apply;
+};
+
+// Every single change the search tries: each parameter over its range, and the combinations
+// the family only accepts together (C after the block with interleaved groups, ...).
+std::vector<ParamMove> param_moves(const Format& in, const Format& out);
+// The changes of one named parameter (as describe_params names it; "c_place" for c_in_block
+// and late_c together, "flush" for the three flushing flags).
+std::vector<ParamMove> param_moves(const std::string& name, const Format& in, const Format& out);
+
+// Cases the model does not reproduce, counting up to `limit` (then stops); a model that throws
+// for a case disagrees on it.
+std::size_t count_disagreements(const FdpaParams& p, const Format& in, const Format& out,
+                                std::span<const DotCase> cases, std::size_t limit = SIZE_MAX);
+
+struct SearchResult {
+  FdpaParams params;
+  std::size_t disagreements = 0;  // on the cases searched
+  std::uint64_t candidates = 0;   // parameter sets evaluated
+  std::vector<std::string> changes;  // the moves taken, in order
+};
+
+// Local search from `start`: take the best single change while one reduces the disagreements,
+// then try pairs of the most promising changes; stops at zero or when nothing helps.
+SearchResult search_params(const FdpaParams& start, const Format& in, const Format& out,
+                           std::span<const DotCase> cases, int max_rounds = 40);
+
+// p with the fields its structure does not read reset to FdpaParams{} (a sequential chain
+// reads only the output rounding, flushing and NaN policy; pairwise also the group size;
+// exact also the block, accumulator cut and sub-sums): the same unit, a shorter spec.
+FdpaParams canonical_params(const FdpaParams& p);
+
+// A random member of the family for inputs `in` and results `out` (closed-loop tests): any
+// structure that accepts the formats, blocks, fraction bits, alignment and output rounding, zero
+// exponents, C placements (late C included), accumulator cuts, flushing, carry limits, rounded
+// products, interleaved groups and NaN policies, each drawn from `rng`.
+FdpaParams random_params(std::uint64_t seed, const Format& in, const Format& out);
+
+}  // namespace fpconform::characterize

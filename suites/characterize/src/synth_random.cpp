@@ -1,0 +1,65 @@
+// random_params: random members of the family, for closed-loop tests (see synthesize.hpp).
+#include <climits>
+#include <random>
+
+#include "fpconform/characterize/synthesize.hpp"
+#include "fpconform/nan_policy.hpp"
+
+namespace fpconform::characterize {
+
+FdpaParams random_params(std::uint64_t seed, const Format& in, const Format& out) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  auto pick_align = [&] { return static_cast<AlignRounding>(uniform(0, 2)); };
+  const RoundingMode modes[] = {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up, RoundingMode::down};
+  FdpaParams p;
+  p.nan = nan_policies()[static_cast<std::size_t>(uniform(0, static_cast<int>(nan_policies().size()) - 1))].name;
+  p.out_rounding.mode = modes[uniform(0, 3)];
+  p.flush_subnormal_inputs = chance(0.15);
+  p.flushed_inputs_positive = p.flush_subnormal_inputs && chance(0.5);
+  p.flush_subnormal_outputs = chance(0.15);
+  const int roll = uniform(0, 99);
+  const bool ieee_ok = holds_exactly(in, out);
+  if (roll < 10) {
+    p.structure = FdpaStructure::exact;
+    p.c_in_block = false;
+    p.block = chance(0.4) ? 0 : uniform(1, 16);
+    return p;
+  }
+  if (roll < 20 && ieee_ok) {
+    p.structure = chance(0.5) ? FdpaStructure::sequential : FdpaStructure::pairwise;
+    p.c_in_block = false;
+    p.block = uniform(1, 8);
+    return p;
+  }
+  const int blocks[] = {1, 2, 3, 4, 5, 8, 12, 16, 32, 64};
+  p.block = blocks[uniform(0, 9)];
+  p.frac_bits = uniform(std::max(4, in.man_bits), std::min(40, 2 * in.precision() + 16));
+  p.align = pick_align();
+  const int z = uniform(0, 9);
+  p.zero_exp = z < 4 ? INT_MIN : z < 7 ? uniform(-140, -120) : uniform(-30, 0);
+  const int c = uniform(0, 9);
+  p.c_in_block = c < 6;
+  if (c == 9) {
+    p.late_c = true;
+    p.late_sum_frac_bits = uniform(26, 34);
+    p.late_c_frac_bits = uniform(20, 26);
+    p.late_c_drop_below = chance(0.5) ? -1 : uniform(20, 30);
+    p.late_align = pick_align();
+  }
+  if (!p.c_in_block && p.block >= 4 && chance(0.15)) {
+    p.interleave = 2;
+    p.group_align = pick_align();
+  }
+  if (chance(0.3)) p.acc_frac_bits = uniform(std::min(10, out.man_bits - 1), out.man_bits - 1);
+  if (chance(0.15)) p.carry_bits = uniform(0, 3);
+  if (chance(0.15)) {
+    p.product_bits = uniform(in.precision() + 1, 2 * in.precision());
+    p.product_rounding = pick_align();
+  }
+  p.product_overflow = chance(0.1);
+  return p;
+}
+
+}  // namespace fpconform::characterize

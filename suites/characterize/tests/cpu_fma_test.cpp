@@ -1,0 +1,45 @@
+// The CPU's own units as black boxes (label characterize; the targets need the CPU features and
+// skip with the reason where absent). cpu:fp32-fma is an FMA3 chain: its model must agree on
+// every fresh case; FPCONFORM_CPU_CASES raises the count (10^6 for the acceptance run).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "fpconform/characterize/characterize.hpp"
+
+namespace fpconform::characterize {
+namespace {
+
+std::uint64_t cases_or(std::uint64_t fallback) {
+  const char* env = std::getenv("FPCONFORM_CPU_CASES");
+  return env ? std::strtoull(env, nullptr, 10) : fallback;
+}
+
+void characterize_cpu(const char* spec, std::uint64_t n) {
+  auto t = make_target(spec);
+  if (const std::string why = t->unavailable(); !why.empty()) GTEST_SKIP() << spec << ": " << why;
+  CharacterizeOptions o;
+  o.validation_cases = n;
+  const Characterization c = characterize(*t, o);
+  std::printf("%s %s->%s: %s\n  %llu of %llu fresh cases agree, %.1f s, %llu queries\n  %s\n", spec,
+              c.in.name.c_str(), c.out.name.c_str(), c.model_spec.c_str(),
+              (unsigned long long)c.agreed, (unsigned long long)c.validated, c.seconds,
+              (unsigned long long)c.queries, c.verdict.c_str());
+  EXPECT_TRUE(c.deterministic);
+  EXPECT_TRUE(c.expressible) << c.verdict;
+  EXPECT_EQ(c.agreed, c.validated);
+  EXPECT_GE(c.validated, n);
+}
+
+TEST(CpuTargets, Fp32FmaChain) {
+  characterize_cpu("cpu:fp32-fma", cases_or(100000));
+}
+
+// Intel AMX and AVX512-BF16 (absent on AMD CPUs): skipped with the reason there.
+TEST(CpuTargets, AmxBf16) { characterize_cpu("cpu:amx-bf16", cases_or(1000000)); }
+TEST(CpuTargets, Avx512Bf16) { characterize_cpu("cpu:avx512-bf16", cases_or(1000000)); }
+TEST(CpuTargets, Avx512Fp16) { characterize_cpu("cpu:avx512-fp16", cases_or(100000)); }
+
+}  // namespace
+}  // namespace fpconform::characterize
