@@ -14,7 +14,13 @@ have_header CLI/CLI.hpp || need_apt+=(libcli11-dev)
 have_header gtest/gtest.h || need_apt+=(libgtest-dev)
 have_header benchmark/benchmark.h || need_apt+=(libbenchmark-dev)
 command -v cmake >/dev/null || need_apt+=(cmake)
+# clang and its compiler-rt (libFuzzer, ASan, UBSan) for `tools/run.sh fuzz`.
+command -v clang++ >/dev/null || need_apt+=(clang)
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a" >/dev/null ||
+  need_apt+=(libclang-rt-dev)
 command -v python3 >/dev/null || need_apt+=(python3 python3-pip)
+# Chromium renders the HTML report in a test (report_render_test; skipped without it).
+command -v chromium >/dev/null || need_apt+=(chromium)
 
 if ((${#need_apt[@]})); then
   echo "fpconform: installing Debian packages: ${need_apt[*]}"

@@ -4,7 +4,12 @@
 #   tools/run.sh test     install what is missing, build, run the default test suite (CTest)
 #   tools/run.sh exhaustive   the long sweeps (CTest label "exhaustive")
 #   tools/run.sh build    install and build only
-# Environment: BUILD_DIR (default build), JOBS (default: number of cores).
+#   tools/run.sh sanitize AddressSanitizer + UBSan build (preset asan, into build-asan) of the
+#                         libraries, the CLI and the unit tests; runs CTest labels unit and cli
+#   tools/run.sh fuzz [SECONDS]  libFuzzer targets (suites/fuzz, clang, into build-fuzz), each run
+#                         for SECONDS (default: FUZZ_SECONDS, else 60) from its seed corpus
+# Environment: BUILD_DIR (default build), JOBS (default: number of cores), FUZZ_SECONDS,
+# FUZZ_TARGETS (space-separated subset of the fuzz targets).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -23,8 +28,78 @@ build_all() {
     { grep -E "error|Error" -A3 "$build.build.log" | head -60; echo "build failed: see $build.build.log"; exit 2; }
 }
 
+# The targets CTest labels unit and cli need (every test of those labels runs one of these).
+sanitize_targets=(emu_tests reference_tests testfloat_tests reports_tests cli_lib_tests fpconform
+  tiled_gemm_example)
+
+# Unit tests that are sweeps (10-50 s each under ASan, minutes together): the Release suite
+# runs them; the sanitizer run keeps the rest of labels unit and cli.
+sanitize_skip='FastConvertFormat\.MatchesConvertEverywhere|SmallFormatOp\.AllPairsOfNarrowFormats'
+
+sanitize() {
+  bash tools/install-deps.sh
+  local dir=build-asan
+  if [[ ! -f "$dir/CMakeCache.txt" ]]; then
+    cmake --preset asan >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 2; }
+  fi
+  local targets=() known
+  known=$(cmake --build "$dir" --target help 2>/dev/null)
+  for t in "${sanitize_targets[@]}"; do
+    grep -qxF "... $t" <<<"$known" && targets+=("$t")
+  done
+  cmake --build "$dir" -j"$jobs" --target "${targets[@]}" >"$dir.build.log" 2>&1 ||
+    { grep -E "error|Error" -A3 "$dir.build.log" | head -60; echo "build failed: see $dir.build.log"; exit 2; }
+  # Any report fails the test that triggered it: UBSan aborts (-fno-sanitize-recover), ASan
+  # and LeakSanitizer exit non-zero.
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1} \
+  UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    ctest --test-dir "$dir" -L "unit|cli" -LE exhaustive -E "$sanitize_skip" -j"$jobs" \
+      --output-on-failure --timeout 900 "$@"
+}
+
+fuzz() {
+  bash tools/install-deps.sh
+  local seconds=${1:-${FUZZ_SECONDS:-60}}
+  local dir=build-fuzz
+  if [[ ! -f "$dir/CMakeCache.txt" ]]; then
+    CC=clang CXX=clang++ cmake -S suites/fuzz -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 2; }
+  fi
+  cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1 ||
+    { grep -E "error|Error" -A3 "$dir.build.log" | head -60; echo "build failed: see $dir.build.log"; exit 2; }
+  local targets=(${FUZZ_TARGETS:-$(cat "$dir/fuzz_targets.txt")})
+  local failed=()
+  mkdir -p "$dir/corpus" "$dir/artifacts" "$dir/logs"
+  for t in "${targets[@]}"; do
+    local seeds=suites/fuzz/corpus/${t#fuzz_}
+    local work=$dir/corpus/$t  # what the run adds stays out of the source tree
+    mkdir -p "$work" "$dir/artifacts/$t"
+    local log=$dir/logs/$t.log
+    # Seeds (and the regression inputs kept with them) run first; a crash, a sanitizer
+    # report, an unexpected exception (abort), a leak, a 10 s input or 2 GiB is a finding.
+    if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$dir/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" "$work" "$seeds" \
+        >"$log" 2>&1; then
+      local runs; runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo "?")
+      printf "fuzz %-18s ok: %s runs in %s s, corpus %s files (seeds %s)\n" "$t" "$runs" \
+        "$seconds" "$(ls "$work" | wc -l)" "$(ls "$seeds" 2>/dev/null | wc -l)"
+    else
+      failed+=("$t")
+      echo "fuzz $t FAILED (log $log, inputs in $dir/artifacts/$t):"
+      grep -E "fpconform fuzz finding|ERROR: |runtime error|SUMMARY|Test unit written" "$log" | head -20
+    fi
+  done
+  if ((${#failed[@]})); then
+    echo "fuzz: findings in ${failed[*]}"
+    exit 1
+  fi
+}
+
 case "$cmd" in
   build) build_all ;;
+  sanitize) sanitize "$@" ;;
+  fuzz) fuzz "$@" ;;
   test)
     build_all
     ctest --test-dir "$build" -LE exhaustive -j"$jobs" --output-on-failure --timeout 900 "$@"
@@ -39,7 +114,7 @@ case "$cmd" in
     "$build/tools/fpconform/fpconform" report --out "$out" "$@"
     ;;
   *)
-    echo "usage: tools/run.sh report|test|exhaustive|build [args]" >&2
+    echo "usage: tools/run.sh report|test|exhaustive|build|sanitize|fuzz [args]" >&2
     exit 2
     ;;
 esac

@@ -170,7 +170,9 @@ ExactValue decode(std::uint64_t bits, const Format& f, bool daz) {
     return v;
   }
   if (f.is_inf_code(bits)) return ExactValue::infinity(neg);
-  if (f.is_reserved_code(bits)) return ExactValue::quiet_nan();
+  // A reserved code (custom formats) reads as a quiet NaN of its sign, as the NaN codes of the
+  // IEEE and all-ones encodings do.
+  if (f.is_reserved_code(bits)) return ExactValue::quiet_nan(neg);
   if (f.has_zero && mag == 0) return ExactValue::zero(neg);
   const std::uint64_t field = mag >> f.man_bits;
   const std::uint64_t frac = mag & ((1ull << f.man_bits) - 1);

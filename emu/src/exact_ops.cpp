@@ -175,26 +175,31 @@ ExactValue exact_div(const ExactValue& a, const ExactValue& b) {
 
 ExactValue exact_sqrt(const ExactValue& a) {
   if (a.is_zero()) return a;
-  u128 n = a.sig;
-  int e = a.exp;
-  bool sticky = a.sticky;
-  // Scale to 127 or 128 bits with an even exponent, then take the integer square root.
-  int shift = 128 - bit_length(n);
-  if (((e - shift) & 1) != 0) --shift;
-  if (shift >= 0) {
-    n <<= shift;
-  } else {
-    sticky = sticky || (n & 1);
-    n >>= 1;
+  // Scale to 255 or 256 bits with an even exponent, then take the 128-bit integer square root
+  // digit by digit: 128 result bits, so stochastic rounding into a 64-bit format with 64
+  // random bits still sees every bit of the fraction it needs (p + n <= 127), not only the
+  // few that deterministic rounding needs.
+  const int shift = [&] {
+    int s = 256 - bit_length(a.sig);
+    if (((a.exp - s) & 1) != 0) --s;
+    return s;
+  }();
+  const U256 n = U256::of(a.sig).shl(shift);
+  const int e = a.exp - shift;
+  u128 root = 0;
+  U256 rem;
+  for (int i = 127; i >= 0; --i) {
+    const int pos = 2 * i;  // bring down bits pos+1, pos
+    const u128 two = (pos >= 128 ? n.hi >> (pos - 128) : n.lo >> pos) & 3;
+    rem = rem.shl(2) + U256::of(two);
+    const U256 trial = U256::of(root).shl(2) + U256::of(1);  // 4 root + 1
+    root <<= 1;
+    if (!(rem < trial)) {
+      rem = rem - trial;
+      root |= 1;
+    }
   }
-  e -= shift;
-  u128 root = 0, rem = n;
-  for (int bit = 63; bit >= 0; --bit) {
-    const u128 trial = root | (u128(1) << bit);
-    if (trial * trial <= n) root = trial;
-  }
-  rem = n - root * root;
-  return ExactValue::finite(false, root, e / 2, sticky || rem != 0);
+  return ExactValue::finite(false, root, e / 2, a.sticky || !rem.is_zero());
 }
 
 }  // namespace fpconform

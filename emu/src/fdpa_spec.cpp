@@ -203,6 +203,23 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
   if (p.scale_block < 0 || p.scale_block > 4096)
     throw Error(std::string(what), "scale_block must be 0..4096");
   if (p.subsum < 0 || p.subsum > 64) throw Error(std::string(what), "subsum must be 0..64");
+  // The fields fdpa takes as they are: bounded here, so that no exponent or shift computed
+  // from them can overflow an int.
+  if (p.zero_exp != INT_MIN && (p.zero_exp < -100000 || p.zero_exp > 100000))
+    throw Error(std::string(what), "zero_exp must be none or -100000..100000");
+  auto bits_field = [&](int v, const char* name, int lo, int hi) {
+    if (v < lo || v > hi)
+      throw Error(std::string(what), std::string(name) + " must be " + std::to_string(lo) + ".." +
+                                         std::to_string(hi));
+  };
+  bits_field(p.acc_frac_bits, "acc_frac_bits", -1, 200);
+  bits_field(p.product_bits, "product_bits", -1, 200);
+  bits_field(p.carry_bits, "carry_bits", -1, 200);
+  bits_field(p.late_sum_frac_bits, "late_sum_frac_bits", 0, 200);
+  bits_field(p.late_c_frac_bits, "late_c_frac_bits", 0, 200);
+  bits_field(p.late_c_drop_below, "late_c_drop_below", -1, 200);
+  bits_field(p.interleave, "interleave", 1, 4096);
+  bits_field(p.instr_k, "instr_k", 0, 1 << 20);
   return p;
 }
 

@@ -91,6 +91,9 @@ std::optional<Format> parse_emx(const std::string& s) {
   if (!parse_int(std::string_view(s).substr(1, mpos - 1), e) ||
       !parse_int(std::string_view(s).substr(mpos + 1), m))
     return std::nullopt;
+  // Out-of-range exponent widths are refused by validate_format; computing their bias here
+  // would shift by a negative or too large amount.
+  if (e < 1 || e > 30) return make(s, e, m, 0, InfEncoding::ieee, NanEncoding::ieee);
   return ieee_like(s, e, m);
 }
 

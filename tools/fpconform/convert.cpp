@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli_args.hpp"
 #include "commands.hpp"
 #include "convert_values.hpp"
 #include "options.hpp"
@@ -37,7 +38,8 @@ void add_convert_command(CLI::App& app, std::vector<Command>& commands) {
                         const ConvertOutput out = convert_values(req, a->values);
                         for (const auto& n : out.notes) std::fprintf(stderr, "fpconform: %s\n", n.c_str());
                         if (!out.errors.empty()) {
-                          for (const auto& e : out.errors) std::fprintf(stderr, "fpconform: %s\n", e.c_str());
+                          for (const auto& e : out.errors)
+                            std::fprintf(stderr, "fpconform: %s\n", printable_message(e).c_str());
                           return 2;
                         }
                         for (const auto& l : out.lines) std::printf("%s\n", l.c_str());

@@ -29,6 +29,7 @@ GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format&
   g.acc = parse_format(a.acc.empty() ? "f32" : a.acc, "--acc");
   g.out = out;
   g.unit = parse_model(a.model, in, g.acc, "--model");
+  if (a.promote < 0) throw Error("--promote", "must be 0 (off) or a positive count of products");
   g.promote_every = a.promote;
   g.split_k = a.split_k;
   if (a.reduction == "pairwise") g.reduction = SplitReduction::pairwise;
@@ -44,6 +45,8 @@ GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format&
   if (!a.scale_b.empty()) g.scale_b = codes32(read_matrix(a.scale_b, f32, "--scale-b"));
   if (g.scale_a.empty() != g.scale_b.empty())
     throw Error("--scale-a", "give both --scale-a and --scale-b, or neither");
+  // A name given is checked even when no block scales follow (an unknown name is an error).
+  if (!a.block_scale_format.empty()) (void)parse_format(a.block_scale_format, "--block-scale-format");
   if (!a.block_scale_a.empty() || !a.block_scale_b.empty()) {
     if (a.block_scale_a.empty() || a.block_scale_b.empty())
       throw Error("--block-scale-a", "give both --block-scale-a and --block-scale-b");

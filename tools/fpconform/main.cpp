@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "cli_args.hpp"
 #include "commands.hpp"
@@ -25,6 +27,14 @@ std::set<std::string> value_options(const CLI::App& sub) {
   return names;
 }
 
+// CLI11 2.1 reads "-5" into an unsigned option as 2^64 - 5; every unsigned option of every
+// command refuses negative numbers instead.
+void refuse_negative_unsigned(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* o : sub->get_options())
+      if (o->get_type_name() == "UINT") o->check(CLI::NonNegativeNumber);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,6 +54,8 @@ int main(int argc, char** argv) {
   fpconform::cli::add_probe_command(app, commands);
   fpconform::cli::add_fit_command(app, commands);
   fpconform::cli::add_validate_command(app, commands);
+
+  refuse_negative_unsigned(app);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string unknown_command;  // the first word, if it names no command
@@ -89,7 +101,7 @@ int main(int argc, char** argv) {
       return c.run();
     } catch (const fpconform::Error& e) {
       std::fflush(stdout);
-      std::fprintf(stderr, "fpconform: %s\n", e.what());
+      std::fprintf(stderr, "fpconform: %s\n", fpconform::cli::printable_message(e.what()).c_str());
       return 2;
     }
   }

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli_args.hpp"
 #include "commands.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
@@ -38,6 +39,7 @@ void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
                           const Format in = parse_format(o->in, "--in");
                           const Format out = parse_format(o->out, "--out");
                           const FdpaParams p = parse_model(o->model, in, out, "--model");
+                          require_input(stdin, "stdin");
                           const DotSummary s = run_dot(p, in, out, o->check, stdin, stdout);
                           return s.failed ? 1 : 0;
                         }});

@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
+#include "fpconform/error.hpp"
 #include "fpconform/report/report_content.hpp"
+#include "fpconform/reports/atomic_file.hpp"
 
 namespace fpconform::cli {
 
@@ -48,6 +51,12 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--threads", a->threads, "Worker threads (0: all cores)");
   sub->add_option("--devices", a->devices, "Recorded device profiles to include")->capture_default_str();
   commands.push_back({sub, [a] {
+                        // Refuse an unwritable --out before minutes of sweeps, not after.
+                        std::error_code ec;
+                        std::filesystem::create_directories(a->out, ec);
+                        if (ec) throw Error("--out", "cannot create '" + a->out + "': " + ec.message());
+                        reports::write_file_atomically(a->out + "/.fpconform-write-check", "", "--out");
+                        std::remove((a->out + "/.fpconform-write-check").c_str());
                         report::ReportRun run;
                         run.quick = !a->full;
                         run.seed = a->seed;

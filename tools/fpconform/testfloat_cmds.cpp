@@ -2,8 +2,10 @@
 // -seed S, -tininessbefore, -exact, ...; main rewrites them to the long forms); and the one-off
 // `eval OP --format FMT A B [C]`.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
+#include "cli_args.hpp"
 #include "commands.hpp"
 #include "eval_once.hpp"
 #include "fpconform/error.hpp"
@@ -47,9 +49,18 @@ testfloat::Options options_of(const TestFloatArgs& a) {
 struct Input {
   std::FILE* f = stdin;
   explicit Input(const TestFloatArgs& a) {
+    std::string place = "stdin";
     if (a.file_opt->count() && a.file != "-") {
+      place = "--file '" + a.file + "'";
+      if (std::filesystem::is_directory(a.file)) throw Error(place, "is a directory");
       f = std::fopen(a.file.c_str(), "rb");
       if (!f) throw Error("--file", "cannot open '" + a.file + "'");
+    }
+    try {
+      require_input(f, place);
+    } catch (...) {
+      if (f != stdin) std::fclose(f);
+      throw;
     }
   }
   ~Input() {

@@ -106,8 +106,8 @@ int run_validate(const ValidateArgs& o) {
       }
       const auto mm = validate::logit_mismatch(d, d2, tokens, o.seed);
       if (o.tokens.empty()) std::printf("tokens sampled from --d's distribution, seed %" PRIu64 "\n", o.seed);
+      write_json(o.json, validate::mismatch_json(mm));  // before any result: it may fail
       std::fputs(validate::mismatch_text(mm).c_str(), stdout);
-      write_json(o.json, validate::mismatch_json(mm));
       const bool pass = o.max_kl < 0 || mm.mean_kl <= o.max_kl;
       if (o.max_kl >= 0)
         std::printf("verdict: %s (mean KL %.4e, --max-kl %.4e)\n", pass ? "PASS" : "FAIL", mm.mean_kl, o.max_kl);
@@ -115,9 +115,9 @@ int run_validate(const ValidateArgs& o) {
     }
     if (o.batch_invariance) {
       const auto rows = validate::rows_not_invariant(d, d2);
+      write_json(o.json, {{"rows", d.rows}, {"differing_rows", rows}});
       std::printf("batch invariance: %zu of %d rows differ bitwise\n", rows.size(), d.rows);
       for (std::size_t i = 0; i < rows.size() && i < 20; ++i) std::printf("  row %d\n", rows[i]);
-      write_json(o.json, {{"rows", d.rows}, {"differing_rows", rows}});
       return rows.empty() ? 0 : 1;
     }
     const auto c = validate::compare_outputs(d, d2, "--against " + o.against, o.worst);
@@ -125,8 +125,8 @@ int run_validate(const ValidateArgs& o) {
     rep.comparisons.push_back(c);
     rep.pass = validate::within(c, o.max_ulp, o.max_rel);
     rep.tolerance = o.max_ulp < 0 && o.max_rel < 0 ? "bit-exact" : "the given tolerance";
-    std::fputs(validate::summary_text(rep, out, "fpconform validate ...").c_str(), stdout);
     write_json(o.json, validate::summary_json(rep));
+    std::fputs(validate::summary_text(rep, out, "fpconform validate ...").c_str(), stdout);
     return rep.pass ? 0 : 1;
   }
 
@@ -157,10 +157,10 @@ int run_validate(const ValidateArgs& o) {
       alone.codes.insert(alone.codes.end(), r.codes.begin(), r.codes.end());
     }
     const auto rows = validate::rows_not_invariant(batch, alone);
+    write_json(o.json, {{"rows", batch.rows}, {"differing_rows", rows}});
     std::printf("batch invariance: %zu of %d rows differ between the batch (split-k %d) and "
                 "rows alone (split-k %d)\n", rows.size(), batch.rows, model->split_k, o.split_k_alone);
     for (std::size_t i = 0; i < rows.size() && i < 20; ++i) std::printf("  row %d\n", rows[i]);
-    write_json(o.json, {{"rows", batch.rows}, {"differing_rows", rows}});
     return rows.empty() ? 0 : 1;
   }
 
@@ -223,10 +223,10 @@ int run_validate(const ValidateArgs& o) {
   const auto rep = validate::validate_kernel(q);
   std::string repro = "fpconform";
   for (const auto& w : o.argv) repro += " " + w;
+  write_json(o.json, validate::summary_json(rep));  // before any result: writing may fail
   std::printf("validate: D is %dx%d %s, K = %d, inputs %s\n", q.d.rows, q.d.cols, out.name.c_str(),
               a.cols, in.name.c_str());
   std::fputs(validate::summary_text(rep, out, repro).c_str(), stdout);
-  write_json(o.json, validate::summary_json(rep));
   return rep.pass ? 0 : 1;
 }
 

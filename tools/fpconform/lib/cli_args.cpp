@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <string_view>
+
+#include "fpconform/error.hpp"
 
 namespace fpconform::cli {
 
@@ -47,6 +51,44 @@ std::vector<std::string> positionals_last(const std::vector<std::string>& args,
   opts.push_back("--");
   opts.insert(opts.end(), pos.begin(), pos.end());
   return opts;
+}
+
+void require_input(std::FILE* in, const std::string& place) {
+  const int c = std::fgetc(in);
+  if (c == EOF) {
+    if (std::ferror(in)) throw Error(place, "cannot read");
+    throw Error(place, "empty input (no lines)");
+  }
+  std::ungetc(c, in);
+}
+
+// The message as printed: control characters escaped (\xNN), and any word (a run without
+// spaces) longer than 400 characters cut to its first 200 with a count, so a 10^6-character
+// line from a hostile input gives a readable message that still names the place.
+std::string printable_message(std::string_view msg) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < msg.size()) {
+    std::size_t j = i;
+    while (j < msg.size() && msg[j] != ' ') ++j;
+    const std::string_view word = msg.substr(i, j - i);
+    const std::string_view shown = word.size() > 400 ? word.substr(0, 200) : word;
+    for (char ch : shown) {
+      const auto u = static_cast<unsigned char>(ch);
+      if ((u < 0x20 && ch != '\n' && ch != '\t') || u == 0x7F) {
+        char b[8];
+        std::snprintf(b, sizeof b, "\\x%02X", u);
+        out += b;
+      } else {
+        out += ch;
+      }
+    }
+    if (shown.size() < word.size())
+      out += "...(" + std::to_string(word.size()) + " characters)";
+    if (j < msg.size()) out += ' ';
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace fpconform::cli

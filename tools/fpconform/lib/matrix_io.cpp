@@ -7,6 +7,7 @@
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
 
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -44,14 +45,26 @@ Matrix read_text(const std::string& path, const Format& f, std::string_view what
     io::LineReader in(path);
     while (char* line = in.next_line()) {
       const std::string where_line = path + ":" + std::to_string(in.get_file_line());
+      const char* first = line;
+      while (*first == ' ' || *first == '\t') ++first;
+      if (*first == '#') continue;  // a comment line, whatever it holds
       std::vector<std::string> cells;
       std::string cell;
+      // A comma ends a cell; a comma with no cell since the previous one (or at the start of
+      // a row), or at the end of a row, leaves an empty cell, which is an error: dropping it
+      // would silently shift the row.
+      bool comma_pending = false;  // a comma seen, and no cell after it yet
       for (const char* p = line;; ++p) {
         const char ch = *p;
         if (ch == ',' || ch == ' ' || ch == '\t' || ch == '\r' || ch == ';' || ch == '\0') {
-          if (!cell.empty()) cells.push_back(cell);
-          else if (ch == ',' && !cells.empty() && (p[1] == ',' || p[1] == '\0'))
-            throw Error(where_line, "empty cell");
+          if (!cell.empty()) {
+            cells.push_back(cell);
+            comma_pending = false;
+          }
+          if (cell.empty() && (ch == ',' || ch == '\0') &&
+              (comma_pending || (ch == ',' && cells.empty())))
+            throw Error(where_line + ":" + std::to_string(cells.size() + 1), "empty cell");
+          if (ch == ',') comma_pending = true;
           cell.clear();
           if (ch == '\0') break;
         } else {
@@ -124,6 +137,9 @@ Matrix read_npy(const std::string& path, const Format& f, std::string_view what,
   char tail = 0;
   if (std::sscanf(shape.c_str(), "(%lld, %lld%c", &r, &c, &tail) != 3 || tail != ')' || r <= 0 || c <= 0)
     throw Error(path, "expected a 2-D array, shape is " + shape);
+  // Rows and columns are ints, and rows * cols * size must not wrap (a header may say anything).
+  if (r > INT_MAX || c > INT_MAX || r * c > (1ll << 48))
+    throw Error(path, "shape " + shape + " is too large");
   const std::string type = descr.size() >= 3 ? descr.substr(1, descr.size() - 2) : "";
   if (type.empty() || (type[0] != '<' && type[0] != '|'))
     throw Error(path, "dtype " + descr + ": only little-endian data is read");

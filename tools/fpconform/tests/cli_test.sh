@@ -282,7 +282,8 @@ for args in "bf16_add" "e4m3_mulAdd" "f16_sqrt -rmin" "e2m1_mul" "f32_lt_quiet" 
   "bf16_mul --nan x86 -checkNaNs" "f32_roundToInt -notexact -rminMag" "e5m2_sub --sat finite" \
   "binary8p3se_minimumNumber --nan riscv" "custom:e=3,m=2_add -rodd" "f16_mulAdd --nan nvidia -checkNaNs"; do
   # shellcheck disable=SC2086
-  out=$("$bin" gen $args -n 20000 2>/dev/null | "$bin" ver $args)
+  # -checkNaNs is ver's option only (gen refuses it; ver refuses the empty input that leaves).
+  out=$("$bin" gen ${args/ -checkNaNs/} -n 20000 2>/dev/null | "$bin" ver $args)
   if [[ $? -eq 0 && "$out" == *" passed, 0 failed" ]]; then ok; else bad "gen|ver $args: $out"; fi
 done
 out=$("$bin" gen bf16_add -level 2 -n 600000 2>/dev/null | "$bin" ver bf16_add)
