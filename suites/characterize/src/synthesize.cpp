@@ -100,6 +100,11 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
       add(v, "interleave = " + std::to_string(g) + (g > 1 ? " (C after the block)" : ""),
           [g](FdpaParams& p) { p.interleave = g; if (g > 1) p.c_in_block = false; });
     align_moves(v, "group_align", &FdpaParams::group_align);
+    // The group cut matters only with groups: offer it with them too.
+    for (int g = 2; g <= 4; ++g)
+      for (AlignRounding a : kAligns)
+        add(v, "interleave = " + std::to_string(g) + " (C after the block), group_align = " + align_label(a),
+            [g, a](FdpaParams& p) { p.interleave = g, p.group_align = a, p.c_in_block = false; });
   } else if (name == "late_c") {
     int_range(v, "late_sum_frac_bits", 16, 40, &FdpaParams::late_sum_frac_bits);
     int_range(v, "late_c_frac_bits", 16, 32, &FdpaParams::late_c_frac_bits);
@@ -109,6 +114,11 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
     bool_moves(v, "product_overflow", &FdpaParams::product_overflow);
     int_range(v, "product_bits", -1, 2 * in.precision(), &FdpaParams::product_bits);
     align_moves(v, "product_rounding", &FdpaParams::product_rounding);
+    // The product rounding matters only with rounded products: offer it with them too.
+    for (int bits = 1; bits <= 2 * in.precision(); ++bits)
+      for (AlignRounding a : kAligns)
+        add(v, "product_bits = " + std::to_string(bits) + ", product_rounding = " + align_label(a),
+            [bits, a](FdpaParams& p) { p.product_bits = bits, p.product_rounding = a; });
   } else if (name == "carry_bits") {
     int_range(v, "carry_bits", -1, 8, &FdpaParams::carry_bits);
   } else if (name == "subsum") {
@@ -186,6 +196,39 @@ bool acceptable(const FdpaParams& p) {
     case FdpaStructure::sequential: return p.subsum == 0;
   }
   return false;
+}
+
+// Steps of one or two units up or down of each integer parameter that is in use, labelled
+// with their results ("zero_exp = -10").
+std::vector<ParamMove> small_steps(const FdpaParams& at) {
+  struct Field {
+    const char* name;
+    int FdpaParams::*member;
+    int lo;
+  };
+  const Field fields[] = {
+      {"block", &FdpaParams::block, 0},
+      {"frac_bits", &FdpaParams::frac_bits, 0},
+      {"zero_exp", &FdpaParams::zero_exp, INT_MIN + 8},
+      {"acc_frac_bits", &FdpaParams::acc_frac_bits, -1},
+      {"late_sum_frac_bits", &FdpaParams::late_sum_frac_bits, 0},
+      {"late_c_frac_bits", &FdpaParams::late_c_frac_bits, 0},
+      {"late_c_drop_below", &FdpaParams::late_c_drop_below, -1},
+      {"product_bits", &FdpaParams::product_bits, -1},
+      {"carry_bits", &FdpaParams::carry_bits, -1},
+      {"interleave", &FdpaParams::interleave, 1},
+  };
+  std::vector<ParamMove> v;
+  for (const Field& f : fields) {
+    const int now = at.*(f.member);
+    if (now == INT_MIN || now == -1) continue;  // not in use: the ordinary moves set it
+    for (int delta : {-2, -1, 1, 2}) {
+      const int x = now + delta;
+      if (x < f.lo) continue;
+      add(v, std::string(f.name) + " = " + std::to_string(x), [m = f.member, x](FdpaParams& p) { p.*m = x; });
+    }
+  }
+  return v;
 }
 
 }  // namespace
@@ -288,6 +331,26 @@ SearchResult search_params(const FdpaParams& start, const Format& in, const Form
           label = moves[scored[i].second].label + "; " + moves[scored[j].second].label;
         }
       }
+    if (label.empty()) {
+      // Nor a pair of them: pairs of small steps (one or two units up or down) of the integer
+      // parameters. Two quantities that only show together (an exponent given to zeros and the
+      // bits kept below it, F and the accumulator's width, ...) can trade off so that neither
+      // step alone fixes a case; together they do.
+      const std::vector<ParamMove> steps = small_steps(r.params);
+      for (std::size_t i = 0; i < steps.size(); ++i)
+        for (std::size_t j = i + 1; j < steps.size(); ++j) {
+          if (steps[i].label.substr(0, steps[i].label.find(' ')) == steps[j].label.substr(0, steps[j].label.find(' ')))
+            continue;
+          FdpaParams cand = r.params;
+          steps[i].apply(cand);
+          steps[j].apply(cand);
+          if (same_params(cand, r.params)) continue;
+          if (evaluate(cand, pre, pre.size()) >= pre.size()) continue;
+          if (evaluate(cand, screen, screen_now) >= screen_now) continue;
+          const std::size_t s = evaluate(cand, cases, best - 1);
+          if (s < best) best = s, best_pair = cand, label = steps[i].label + "; " + steps[j].label;
+        }
+    }
     if (label.empty()) break;
     r.params = best_pair;
     r.disagreements = best;

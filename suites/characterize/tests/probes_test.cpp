@@ -73,6 +73,24 @@ TEST(Probes, BlockSizeAndFractionBitsOfPresets) {
   }
 }
 
+// A high exponent given to zero terms hides the probes' smallest terms (a block of a tiny term
+// and zeros aligns to 2^zero_exp), and F narrower than the fp8 products; blocks of two show F
+// only without cancellation (C after the block). Expected values: the specs.
+TEST(Probes, BlockSizeAndFractionBitsBehindZerosAndNarrowF) {
+  struct Row { const char* spec; const char* in; int block, frac_bits; };
+  const Row rows[] = {
+      {"emu:custom:block=5,frac_bits=5,align=nearest_even,zero_exp=-3", "e4m3", 5, 5},
+      {"emu:custom:block=8,frac_bits=6,zero_exp=0", "e5m2", 8, 6},
+      {"emu:custom:block=4,frac_bits=9,align=down,zero_exp=-2", "f16", 4, 9},
+      {"emu:custom:block=2,frac_bits=4,c_in_block=0,out_round=up", "e4m3", 2, 4},
+  };
+  for (const Row& row : rows) {
+    const Probed r = probe(row.spec, row.in, "f32");
+    EXPECT_EQ(r.direct.block, row.block) << row.spec << " " << row.in << ": " << r.of("block_size").finding;
+    EXPECT_EQ(r.direct.frac_bits, row.frac_bits) << row.spec << " " << row.in << ": " << r.of("frac_bits").finding;
+  }
+}
+
 TEST(Probes, OutputRounding) {
   for (const char* mode : {"rtz", "rne", "up", "down"}) {
     const Probed r = probe(std::string("emu:custom:block=8,frac_bits=30,out_round=") + mode, "f16", "f32");

@@ -40,7 +40,10 @@ struct SearchResult {
 };
 
 // Local search from `start`: take the best single change while one reduces the disagreements,
-// then try pairs of the most promising changes; stops at zero or when nothing helps.
+// then try pairs of the most promising changes, then pairs of small steps (+-1, +-2) of two
+// integer parameters in use (quantities that trade off, such as zero_exp and late_c_frac_bits);
+// stops at zero or when nothing helps. Parameters that matter only together are also single
+// changes (interleave with group_align, product_bits with product_rounding, late C with its cut).
 SearchResult search_params(const FdpaParams& start, const Format& in, const Format& out,
                            std::span<const DotCase> cases, int max_rounds = 40);
 
