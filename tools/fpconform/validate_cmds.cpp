@@ -63,6 +63,17 @@ void refuse_nan(const ValidateArgs& o, const Matrix& m, const char* what, const 
                     "NaN input (--allow-nan validates NaN propagation)");
 }
 
+// Row r of m as a 1 x cols matrix; column c of m as a rows x 1 matrix.
+Matrix row_of(const Matrix& m, int r) {
+  const auto first = m.codes.begin() + static_cast<long>(r) * m.cols;
+  return Matrix{1, m.cols, m.format, {first, first + m.cols}};
+}
+Matrix column_of(const Matrix& m, int c) {
+  Matrix out{m.rows, 1, m.format, {}};
+  for (int r = 0; r < m.rows; ++r) out.codes.push_back(m.at(r, c));
+  return out;
+}
+
 std::string hex(const Format& f, std::uint64_t code) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%0*" PRIx64, f.hex_digits(), code);
@@ -148,12 +159,8 @@ int run_validate(const ValidateArgs& o) {
     alone_opt.split_k = o.split_k_alone;
     Matrix alone{batch.rows, batch.cols, batch.format, {}};
     for (int i = 0; i < a.rows; ++i) {
-      const Matrix row{1, a.cols, a.format, {a.codes.begin() + static_cast<long>(i) * a.cols,
-                                             a.codes.begin() + static_cast<long>(i + 1) * a.cols}};
-      Matrix crow;
-      if (c) crow = Matrix{1, c->cols, c->format, {c->codes.begin() + static_cast<long>(i) * c->cols,
-                                                   c->codes.begin() + static_cast<long>(i + 1) * c->cols}};
-      const Matrix r = gemm(alone_opt, row, b, c ? &crow : nullptr);
+      const Matrix crow = c ? row_of(*c, i) : Matrix{};
+      const Matrix r = gemm(alone_opt, row_of(a, i), b, c ? &crow : nullptr);
       alone.codes.insert(alone.codes.end(), r.codes.begin(), r.codes.end());
     }
     const auto rows = validate::rows_not_invariant(batch, alone);
@@ -194,25 +201,17 @@ int run_validate(const ValidateArgs& o) {
     const std::uint64_t cv = c ? c->at(r, col) : 0;
     line += hex(model ? model->acc : out, cv);
     std::printf("kernel:   %s (%.9g)\n", hex(out, q.d.at(r, col)).c_str(), validate::code_value(out, q.d.at(r, col)));
+    const Matrix ar = row_of(a, r), bc = column_of(b, col);
+    const Matrix cc{1, 1, c ? c->format : out, {cv}};
     if (model) {
-      GemmOptions one = *model;
-      const Matrix ar{1, a.cols, in, {a.codes.begin() + static_cast<long>(r) * a.cols,
-                                      a.codes.begin() + static_cast<long>(r + 1) * a.cols}};
-      Matrix bc{b.rows, 1, in, {}};
-      for (int kk = 0; kk < b.rows; ++kk) bc.codes.push_back(b.at(kk, col));
-      const Matrix cc{1, 1, one.acc, {cv}};
-      const std::uint64_t want = gemm(one, ar, bc, c ? &cc : nullptr).codes[0];
+      const std::uint64_t want = gemm(*model, ar, bc, c ? &cc : nullptr).codes[0];
       std::printf("model:    %s (%.9g)\n", hex(out, want).c_str(), validate::code_value(out, want));
-      if (one.split_k == 1 && one.promote_every == 0 && !one.reverse_k && one.scale_a.empty() &&
-          one.block_scale_a.empty() && one.acc == out)
+      const GemmOptions& g = *model;
+      if (g.split_k == 1 && g.promote_every == 0 && !g.reverse_k && g.scale_a.empty() &&
+          g.block_scale_a.empty() && g.acc == out)
         std::printf("the model's working: echo '%s' | fpconform dot --model '%s' --in %s --out %s\n",
                     line.c_str(), o.g.model.c_str(), in.name.c_str(), out.name.c_str());
     }
-    const Matrix ar{1, a.cols, in, {a.codes.begin() + static_cast<long>(r) * a.cols,
-                                    a.codes.begin() + static_cast<long>(r + 1) * a.cols}};
-    Matrix bc{b.rows, 1, in, {}};
-    for (int kk = 0; kk < b.rows; ++kk) bc.codes.push_back(b.at(kk, col));
-    const Matrix cc{1, 1, c ? c->format : out, {cv}};
     const auto ex = validate::exact_gemm(ar, bc, c ? &cc : nullptr, out, q.exact_rounding, 1);
     std::printf("exact:    %.21Lg, correctly rounded %s (%.9g)\n", ex.value[0],
                 hex(out, ex.rounded.codes[0]).c_str(), validate::code_value(out, ex.rounded.codes[0]));

@@ -16,6 +16,7 @@
 
 #include "fpconform/block_scale.hpp"
 #include "fpconform/conformance/conversion.hpp"
+#include "fpconform/reports/atomic_file.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/fast_block_scale.hpp"
 
@@ -86,22 +87,7 @@ InputSet narrow_inputs(const Format& f, std::uint64_t cap, std::uint64_t seed) {
 
 void atomic_write(const std::filesystem::path& dir, const std::string& name,
                   const std::string& text) {
-  const std::filesystem::path final_path = dir / name;
-  const std::filesystem::path tmp =
-      dir / ("." + name + ".tmp." + std::to_string(static_cast<long>(::getpid())));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("report", "cannot write " + tmp.string());
-    out << text;
-    out.flush();
-    if (!out) throw Error("report", "write failed: " + tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, final_path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    throw Error("report", "cannot rename into " + final_path.string() + ": " + ec.message());
-  }
+  reports::write_file_atomically((dir / name).string(), text, "report");
 }
 
 }  // namespace
