@@ -9,7 +9,9 @@
 #   tools/run.sh fuzz [SECONDS]  libFuzzer targets (suites/fuzz, clang, into build-fuzz), each run
 #                         for SECONDS (default: FUZZ_SECONDS, else 60) from its seed corpus
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores), FUZZ_SECONDS,
-# FUZZ_TARGETS (space-separated subset of the fuzz targets).
+# FUZZ_TARGETS (space-separated subset of the fuzz targets), FUZZ_SEED (libFuzzer's -seed: CI
+# fixes it so that a run explores what the same run explored before the commit; unset, each run
+# draws its own and explores further).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -78,7 +80,7 @@ fuzz() {
     # Seeds (and the regression inputs kept with them) run first; a crash, a sanitizer
     # report, an unexpected exception (abort), a leak, a 10 s input or 2 GiB is a finding.
     if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        "$dir/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        "$dir/$t" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" "$work" "$seeds" \
         >"$log" 2>&1; then
       local runs; runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo "?")

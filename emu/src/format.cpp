@@ -233,7 +233,14 @@ void validate_format(const Format& f, std::string_view what) {
     fail(what, n + ": subnormals=0 needs zero=0 (exponent field 0 is then a normal binade)");
   if (f.nan == NanEncoding::negative_zero && !f.has_zero)
     fail(what, n + ": nan=negzero needs a zero");
-  if (f.max_finite_code() < f.min_positive_code())
+  // Count the special magnitudes first: with one magnitude bit, a top-code infinity and an
+  // all-ones NaN take both, and max_finite_code() would wrap below zero.
+  const bool ieee_specials = f.inf == InfEncoding::ieee || f.nan == NanEncoding::ieee;
+  const std::uint64_t top_specials =
+      (f.nan == NanEncoding::all_ones || f.nan == NanEncoding::max_code ? 1 : 0) +
+      (f.inf == InfEncoding::top_code ? 1 : 0);
+  if ((!ieee_specials && top_specials > f.magnitude_mask()) ||
+      f.max_finite_code() < f.min_positive_code())
     fail(what, n + ": no finite non-zero values left after the special codes");
 }
 

@@ -23,6 +23,16 @@ TEST(FuzzRegression, EmxExponentWidthOutOfRange) {
   EXPECT_EQ(parse_format("e6m9").exp_bits, 6);  // in range: still read
 }
 
+// custom:e=1,m=0,inf=top,nan=ones has two magnitudes, both special: max_finite_code() wrapped
+// below zero and the format was accepted with a limit code wider than itself (fuzz_format).
+TEST(FuzzRegression, EverySpecialMagnitudeLeavesNoFiniteValue) {
+  EXPECT_THROW(parse_format("custom:e=1,m=0,inf=top,nan=ones", "--to"), Error);
+  EXPECT_THROW(parse_format("custom:e=1,m=16,m=0,nan=ieee,inf=top,nan=ones", "--to"), Error);
+  // One special magnitude leaves the other one finite (1.0 with bias 0): still read.
+  const Format one = parse_format("custom:e=1,m=0,bias=0,inf=none,nan=ones,zero=0,subnormals=0");
+  EXPECT_EQ(one.max_finite_code(), 0u);
+}
+
 // custom: models took any int for the fields fdpa uses unchecked; zero_exp = -2^31 + 1 made
 // fdpa compute G.e - F with signed overflow.
 TEST(FuzzRegression, ModelFieldsBounded) {
