@@ -2,6 +2,7 @@
 #include "fpconform/fast_arith.hpp"
 
 #include <bit>
+#include <vector>
 
 #include "fpconform/error.hpp"
 
@@ -41,14 +42,45 @@ SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
     if (v.is_finite_nonzero()) table_[c] = {static_cast<std::uint16_t>(v.sig),
                                             static_cast<std::int16_t>(v.exp)};
   }
+  // NaN results from apply_op (see the header): probes are non-NaN operands of every kind.
+  if (fast_mode_ && f.has_nan()) {
+    std::vector<std::uint64_t> probes = {0, sign_mask_, 1, max_finite_, max_finite_ | sign_mask_,
+                                         f.min_normal_code()};
+    if (f.has_inf()) probes.push_back(f.inf_code(false)), probes.push_back(f.inf_code(true));
+    std::erase_if(probes, [&](std::uint64_t c) { return c > f.code_mask() || f.is_nan_code(c); });
+    is_nan_.assign(f.code_mask() + 1, 0);
+    nan_result_[0].assign(f.code_mask() + 1, 0);
+    nan_result_[1].assign(f.code_mask() + 1, 0);
+    for (std::uint64_t c = 0; c <= f.code_mask(); ++c) {
+      if (!f.is_nan_code(c)) continue;
+      is_nan_[c] = 1;
+      for (int side = 0; side < 2 && !probes.empty(); ++side) {
+        auto result = [&](std::uint64_t other) {
+          const std::uint64_t ops[3] = {side == 0 ? c : other, side == 0 ? other : c, 0};
+          return apply_op(op_, f, ops, options_);
+        };
+        const Rounded first = result(probes[0]);
+        bool same = first.bits <= 0xFFFF;
+        for (std::size_t i = 1; i < probes.size() && same; ++i) {
+          const Rounded r = result(probes[i]);
+          same = r.bits == first.bits && r.flags.bits == first.flags.bits;
+        }
+        if (same)
+          nan_result_[side][c] = (1u << 31) | (static_cast<std::uint32_t>(first.flags.bits) << 16) |
+                                 static_cast<std::uint32_t>(first.bits);
+      }
+    }
+  }
 }
 
-Rounded SmallFormatOp::slow(std::uint64_t a, std::uint64_t b) const {
+// The hot path inlines away() and round() into operator() and keeps slow() out of line: in an
+// exhaustive sweep every call takes round(), and the calls cost as much as the arithmetic.
+[[gnu::noinline, gnu::cold]] Rounded SmallFormatOp::slow(std::uint64_t a, std::uint64_t b) const {
   const std::uint64_t ops[3] = {a, b, 0};
   return apply_op(op_, f_, ops, options_);
 }
 
-bool SmallFormatOp::away(std::uint64_t rem, std::uint64_t half, bool sticky, bool odd_code,
+[[gnu::always_inline]] inline bool SmallFormatOp::away(std::uint64_t rem, std::uint64_t half, bool sticky, bool odd_code,
                          bool negative) const {
   switch (options_.rounding.mode) {
     case RoundingMode::rne: return rem > half || (rem == half && (sticky || odd_code));
@@ -62,7 +94,7 @@ bool SmallFormatOp::away(std::uint64_t rem, std::uint64_t half, bool sticky, boo
 // |x| = (sig + sticky) * 2^exp with sig != 0: the same rules as round_to_format's finite
 // path. Tiny results whose tininess after rounding is in doubt, and negative results in an
 // unsigned format, go to apply_op.
-Rounded SmallFormatOp::round(bool negative, std::uint64_t sig, int exp, bool sticky,
+[[gnu::always_inline]] inline Rounded SmallFormatOp::round(bool negative, std::uint64_t sig, int exp, bool sticky,
                              std::uint64_t a, std::uint64_t b) const {
   const int len = 64 - std::countl_zero(sig);
   const int e = exp + len - 1;
@@ -127,7 +159,18 @@ Rounded SmallFormatOp::round(bool negative, std::uint64_t sig, int exp, bool sti
 Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
   if (!fast_mode_ || ((a | b) & ~f_.code_mask())) return slow(a, b);
   const Entry x = table_[a], y = table_[b];
-  if (x.sig == 0 || y.sig == 0) return slow(a, b);  // a special or zero operand
+  if (x.sig == 0 || y.sig == 0) {  // a special or zero operand
+    if (!is_nan_.empty() && is_nan_[a] != is_nan_[b]) {
+      const std::uint32_t r = nan_result_[is_nan_[a] ? 0 : 1][is_nan_[a] ? a : b];
+      if (r >> 31) {
+        Rounded res;
+        res.bits = r & 0xFFFF;
+        res.flags.bits = static_cast<std::uint8_t>(r >> 16);
+        return res;
+      }
+    }
+    return slow(a, b);
+  }
   const bool na = (a & sign_mask_) != 0;
   bool nb = (b & sign_mask_) != 0;
   switch (op_) {

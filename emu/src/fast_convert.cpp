@@ -299,8 +299,9 @@ void full_portable(const float* in, void* out, std::uint8_t* fl, std::size_t n,
 // above. Tier 1 and the integer tier 2 do the arithmetic of normal_code/finite_code.
 #define FPC_AVX2 inline __attribute__((target("avx2"), always_inline))
 
-// The AVX2 tiers: tier 1, the integer tier 2, and tier F (tier 2 by floating point).
-enum VTier { kT1 = 1, kT2 = 2, kTF = 4 };
+// The AVX2 tiers: tier 1, the integer tier 2, tier F (tier 2 by floating point) and tier S
+// (tier 2 for formats with fp32's exponent range: see sign_aligned).
+enum VTier { kT1 = 1, kT2 = 2, kTF = 4, kTS = 8 };
 
 struct VConst {
   __m256i abs, lo, range, hi, rebias, one, zero, smask, sign, sub_c, cap, k1, k2, kz, f32sign,
@@ -458,12 +459,36 @@ FPC_AVX2 void v_store8(std::uint8_t* out, __m256i c0, __m256i c1, __m256i c2, __
                       _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 
+// Tier S: the fp32 pattern rounded at s0 as it is (no abs, no sign re-insertion); nothing
+// carries into the sign for |x| <= max finite, which t2 checks.
+template <RM M>
+FPC_AVX2 __m256i v_tiers(__m256i u, Tops& t, const VConst& c) {
+  t.t2 = _mm256_max_epu32(t.t2, _mm256_and_si256(u, c.abs));
+  return v_round<M>(u, c.k2, u, c);
+}
+
 template <int T, RM M, bool Z>
 FPC_AVX2 __m256i v_code(const float* in, Tops& t, const VConst& c) {
   const __m256i u = v_load(in);
   if constexpr (T == kT1) return v_tier1<M>(u, t.t1, c);
   else if constexpr (T == kT2) return v_tier2<M, Z>(u, t, c);
+  else if constexpr (T == kTS) return v_tiers<M>(u, t, c);
   else return v_tierf<M, Z>(u, t, c);
+}
+
+// Formats with fp32's exponent range: every block in tier S, or tier 3 when it holds NaN, inf
+// or |x| > max finite.
+template <RM M, class OutT>
+FPC_AVX2 void lean_blocks_s(const float* in, OutT* out, std::size_t nblocks, const F32Params& p,
+                            const VConst& c) {
+  alignas(32) std::uint32_t tmp[kBlock];
+  for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
+    Tops t{c.zero, c.zero};
+    v_block<kTS, M, false>(in, out, t, c);
+    if (v_all_le(t.t2, c.hi)) continue;
+    for (std::size_t j = 0; j < kBlock; ++j) tmp[j] = lean_code<M>(bits_of(in[j]), p);
+    narrow(out, tmp);
+  }
 }
 
 // One block of kBlock values through one tier, storing the codes and updating the maxima.
@@ -516,7 +541,9 @@ __attribute__((target("avx2"))) void lean_avx2(const float* in, void* outv, std:
   const bool drop_zero_sign = p.zero_code[1] == 0;
   const std::size_t nb = n / kBlock;
   constexpr bool kFloatMode = M == RM::rne || M == RM::rtz || M == RM::up || M == RM::down;
-  if (kFloatMode && p.float_tier) {
+  if (p.sign_aligned && sizeof(OutT) == 2) {
+    lean_blocks_s<M>(in, out, nb, p, c);
+  } else if (kFloatMode && p.float_tier) {
     if (drop_zero_sign) lean_blocks<kTF, M, true>(in, out, nb, p, c);
     else lean_blocks<kTF, M, false>(in, out, nb, p, c);
   } else if (drop_zero_sign) {
@@ -560,6 +587,68 @@ void pick(RM mode, bool avx2, LeanFn& lean, FullFn& full) {
   }
 #undef FPC_PICK
 #undef FPC_PICK_AVX2
+}
+
+bool cpu_has_f16c() {
+#if FPC_X86
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("f16c") != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+#if FPC_X86
+// fp32 -> IEEE binary16 by the instruction, 8 values per step, the rounding in the immediate.
+template <int Imm>
+__attribute__((target("avx2,f16c"))) void vcvtps2ph_n(const float* in, std::uint16_t* out,
+                                                      std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i lo = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), Imm);
+    const __m128i hi = _mm256_cvtps_ph(_mm256_loadu_ps(in + i + 8), Imm);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_set_m128i(hi, lo));
+  }
+  if (i + 8 <= n) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), Imm));
+    i += 8;
+  }
+  if (i < n) {  // the tail through a zero-padded buffer (no reads past the input)
+    alignas(32) float t[8] = {};
+    alignas(16) std::uint16_t o[8];
+    std::memcpy(t, in + i, (n - i) * sizeof(float));
+    _mm_store_si128(reinterpret_cast<__m128i*>(o), _mm256_cvtps_ph(_mm256_load_ps(t), Imm));
+    std::memcpy(out + i, o, (n - i) * sizeof(std::uint16_t));
+  }
+}
+
+void vcvtps2ph_imm(int imm, const float* in, std::uint16_t* out, std::size_t n) {
+  switch (imm) {
+    case 0: return vcvtps2ph_n<0>(in, out, n);
+    case 1: return vcvtps2ph_n<1>(in, out, n);
+    case 2: return vcvtps2ph_n<2>(in, out, n);
+    default: return vcvtps2ph_n<3>(in, out, n);
+  }
+}
+#endif
+
+// Whether `to` is IEEE binary16 by its data (any name) and r is a rounding vcvtps2ph performs
+// exactly as the clear path does: its immediate (0 rne, 1 down, 2 up, 3 rtz) or -1.
+int native_f16_immediate(const Format& to, const Rounding& r) {
+  const bool binary16 = to.exp_bits == 5 && to.man_bits == 10 && to.bias == 15 && to.is_signed &&
+                        to.subnormals && to.has_zero && to.inf == InfEncoding::ieee &&
+                        to.nan == NanEncoding::ieee && to.width() == 16;
+  if (!binary16 || r.sat != Saturation::none || r.ftz || r.daz) return -1;
+  switch (r.mode) {
+    case RM::rne: return 0;
+    case RM::down: return 1;
+    case RM::up: return 2;
+    case RM::rtz: return 3;
+    default: return -1;
+  }
 }
 
 bool cpu_has_avx2() {
@@ -647,6 +736,11 @@ F32Params make_params(const Format& f, const Rounding& r) {
   // tier sees or makes a subnormal, so MXCSR's DAZ/FTZ cannot change it.
   p.float_tier = f.subnormals && m >= 1 && emin - m >= -124 && emin <= m;
   p.slow_m = p.may_slow ? ~0u : 0u;
+  // fp32's own exponent range (e = 8, bias 127: bf16 and the like): the code of every |x| <= max
+  // finite is the fp32 pattern, sign and all, rounded at s0 (the sign lands on the format's sign
+  // bit, subnormals on subnormals, a carry moves into the exponent), with -0 kept (AVX2 tier S).
+  p.sign_aligned = f.is_signed && f.exp_bits == 8 && f.bias == 127 && f.subnormals &&
+                   f.has_zero && f.has_negative_zero() && f.inf == InfEncoding::ieee && m >= 1;
 
   for (int neg = 0; neg < 2; ++neg) {
     const bool ng = neg != 0;
@@ -715,11 +809,13 @@ std::string_view to_string(ConvertKernel k) {
     case ConvertKernel::portable: return "portable";
     case ConvertKernel::avx2: return "avx2";
     case ConvertKernel::reference: return "reference";
+    case ConvertKernel::f16c: return "f16c";
   }
   return "?";
 }
 
 bool kernel_available(ConvertKernel k) {
+  if (k == ConvertKernel::f16c) return cpu_has_f16c();
   return k != ConvertKernel::avx2 || cpu_has_avx2();
 }
 
@@ -731,12 +827,18 @@ F32Converter::F32Converter(const Format& to, const Rounding& r, ConvertKernel k)
   code_bytes_ = to.width() <= 8 ? 1 : 2;
   if (k == ConvertKernel::avx2 && !cpu_has_avx2())
     throw Error("kernel", "avx2 requested but this CPU (or build) has no AVX2");
-  if (k == ConvertKernel::best) k = cpu_has_avx2() ? ConvertKernel::avx2 : ConvertKernel::portable;
+  if (k == ConvertKernel::f16c && !cpu_has_f16c())
+    throw Error("kernel", "f16c requested but this CPU (or build) has no AVX2 and F16C");
+  if (k == ConvertKernel::best)
+    k = cpu_has_f16c()   ? ConvertKernel::f16c
+        : cpu_has_avx2() ? ConvertKernel::avx2
+                         : ConvertKernel::portable;
   if (k != ConvertKernel::reference && !kernel_supports(to, r)) k = ConvertKernel::reference;
   kernel_ = k;
   if (k == ConvertKernel::reference) return;
   p_ = make_params(to, r);
-  const bool avx2 = k == ConvertKernel::avx2;
+  const bool avx2 = k == ConvertKernel::avx2 || k == ConvertKernel::f16c;
+  if (k == ConvertKernel::f16c) native_f16_imm_ = native_f16_immediate(to, r);
   if (code_bytes_ == 1) pick<std::uint8_t>(r.mode, avx2, lean_, full_);
   else pick<std::uint16_t>(r.mode, avx2, lean_, full_);
   use_lean_ = to.is_signed && to.subnormals && to.has_zero && to.bias <= 127 && !r.ftz && !r.daz;
@@ -758,6 +860,18 @@ void F32Converter::run_reference(const float* in, void* out, std::uint8_t* flags
 void F32Converter::run(const float* in, void* out, std::uint8_t* flags_out, std::size_t n,
                        std::uint8_t* acc) const {
   if (kernel_ == ConvertKernel::reference) return run_reference(in, out, flags_out, n, acc);
+#if FPC_X86
+  if (native_f16_imm_ >= 0 && !flags_out && !acc) {
+    // vcvtps2ph reads DAZ/FTZ and sets MXCSR's exception flags: only with DAZ and FTZ off, and
+    // the flags put back as they were (the clear path touches no floating-point state).
+    const unsigned csr = _mm_getcsr();
+    if ((csr & 0x8040u) == 0) {
+      vcvtps2ph_imm(native_f16_imm_, in, static_cast<std::uint16_t*>(out), n);
+      _mm_setcsr(csr);
+      return;
+    }
+  }
+#endif
   if (use_lean_ && !flags_out && !acc) return lean_(in, out, n, p_);
   constexpr std::size_t kChunk = 2048;
   alignas(64) std::uint8_t buf[kChunk];

@@ -7,6 +7,7 @@
 
 #include "fpconform/error.hpp"
 #include "fpconform/fast_arith.hpp"
+#include "fpconform/nan_policy.hpp"
 
 namespace fpconform {
 namespace {
@@ -89,6 +90,38 @@ TEST(SmallFormatOp, RejectsWhatItDoesNotServe) {
   EXPECT_THROW(SmallFormatOp(parse_format("f16"), Op::sqrt, {}), Error);
   const SmallFormatOp fast(parse_format("e4m3"), Op::add, {});
   EXPECT_THROW(fast(0x100, 0), Error);  // bits above the width: apply_op's error
+}
+
+// The NaN table: every NaN code of f16 and bf16 (signaling and quiet, both signs, every
+// payload) on either side of every op, against a spread of non-NaN operands (zeros, subnormals,
+// normals, max, inf) and against NaNs, under each NaN policy.
+TEST(SmallFormatOp, NanOperandsUnderEveryPolicy) {
+  std::uint64_t n = 0;
+  for (const char* name : {"f16", "bf16"}) {
+    const Format f = *find_builtin(name);
+    std::vector<std::uint64_t> others;
+    for (std::uint64_t c = 0; c <= f.code_mask(); c += 97) others.push_back(c);
+    for (std::uint64_t c : {std::uint64_t{0}, f.sign_mask(), std::uint64_t{1}, f.max_finite_code(),
+                            f.inf_code(false), f.inf_code(true), f.nan_code(false)})
+      others.push_back(c);
+    for (const char* policy : {"ieee", "x86", "arm-default-nan", "riscv", "nvidia"}) {
+      OpOptions o;
+      o.nan = &find_nan_policy(policy);
+      for (Op op : kOps) {
+        const SmallFormatOp fast(f, op, o);
+        for (std::uint64_t a = 0; a <= f.code_mask(); ++a) {
+          if (!f.is_nan_code(a)) continue;
+          for (std::uint64_t b : others) {
+            expect_same(fast, f, op, o, a, b);
+            expect_same(fast, f, op, o, b, a);
+            if (HasFatalFailure()) return;
+            n += 2;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(n, 1000000u);
 }
 
 }  // namespace

@@ -262,6 +262,7 @@ std::size_t compare(const F32Converter& c, const std::vector<std::uint32_t>& in,
 std::vector<ConvertKernel> kernels_to_test() {
   std::vector<ConvertKernel> k{ConvertKernel::portable};
   if (kernel_available(ConvertKernel::avx2)) k.push_back(ConvertKernel::avx2);
+  if (kernel_available(ConvertKernel::f16c)) k.push_back(ConvertKernel::f16c);
   return k;
 }
 
@@ -450,12 +451,17 @@ TEST(FastConvert, MxcsrStateDoesNotMatter) {
       Rounding r;
       r.mode = mode;
       const Expected e = reference_results(in, f, r);
-      F32Converter c(f, r, ConvertKernel::avx2);
-      for (unsigned bits : {0x8040u, 0x8040u | 0x4000u, 0x6000u}) {  // FTZ|DAZ, + round up, rtz
-        _mm_setcsr((restore.csr & ~0xE040u) | bits);
-        const std::size_t bad = compare(c, in, e, describe(f, r) + " (MXCSR " + hex(bits) + ")", true);
-        _mm_setcsr(restore.csr);
-        EXPECT_EQ(bad, 0u);
+      // f16c: vcvtps2ph must step aside while DAZ/FTZ are set (the AVX2 kernel serves then).
+      for (ConvertKernel k : {ConvertKernel::avx2, ConvertKernel::f16c}) {
+        if (!kernel_available(k)) continue;
+        F32Converter c(f, r, k);
+        for (unsigned bits : {0x8040u, 0x8040u | 0x4000u, 0x6000u, 0x0040u, 0x8000u}) {
+          _mm_setcsr((restore.csr & ~0xE040u) | bits);
+          const std::size_t bad =
+              compare(c, in, e, describe(f, r) + " (MXCSR " + hex(bits) + ")", true);
+          _mm_setcsr(restore.csr);
+          EXPECT_EQ(bad, 0u);
+        }
       }
     }
   }
@@ -543,6 +549,76 @@ TEST(FastConvert, MatchesF16C) {
 #else
   GTEST_SKIP() << "not an x86 build; no F16C";
 #endif
+}
+
+#if FPC_TEST_X86
+// The f16c kernel (vcvtps2ph) against the avx2 kernel (the integer path, itself checked against
+// `convert` above and exhaustively): every fp32 input under rne, every 61st under rtz, up, down.
+TEST(FastConvert, F16cKernelMatchesAvx2Kernel) {
+  if (!kernel_available(ConvertKernel::f16c)) GTEST_SKIP() << "no AVX2 + F16C on this CPU";
+  if ((_mm_getcsr() & 0x8040u) != 0) GTEST_SKIP() << "MXCSR has DAZ or FTZ set";
+  const Format f16 = *find_builtin("f16");
+  constexpr std::size_t kChunk = 1u << 16;
+  std::vector<std::uint32_t> in(kChunk);
+  std::vector<std::uint16_t> native(kChunk), ours(kChunk);
+  for (RM mode : {RM::rne, RM::rtz, RM::up, RM::down}) {
+    Rounding r;
+    r.mode = mode;
+    const F32Converter nat(f16, r, ConvertKernel::f16c), avx(f16, r, ConvertKernel::avx2);
+    const std::uint64_t step = mode == RM::rne ? 1 : 61;
+    std::size_t bad = 0;
+    for (std::uint64_t start = 0; start < (1ull << 32); start += kChunk * step) {
+      for (std::size_t i = 0; i < kChunk; ++i)
+        in[i] = static_cast<std::uint32_t>(start + i * step);
+      const float* src = reinterpret_cast<const float*>(in.data());
+      nat.convert(src, native.data(), kChunk);
+      avx.convert(src, ours.data(), kChunk);
+      for (std::size_t i = 0; i < kChunk; ++i)
+        if (native[i] != ours[i] && bad++ < 5)
+          ADD_FAILURE() << to_string(mode) << " input " << hex(in[i]) << ": f16c " << hex(native[i])
+                        << ", avx2 " << hex(ours[i]);
+    }
+    EXPECT_EQ(bad, 0u) << to_string(mode);
+  }
+}
+#endif
+
+// Tier S (formats with fp32's exponent range, AVX2) against the portable kernel (checked
+// against `convert` in the sweeps): bf16 and a custom e8m3, every fp32 input under rne, every
+// 61st under the other modes, saturation none and finite.
+TEST(FastConvert, SignAlignedTierMatchesPortable) {
+  if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
+  constexpr std::size_t kChunk = 1u << 16;
+  std::vector<std::uint32_t> in(kChunk);
+  std::vector<std::uint16_t> fast(kChunk), plain(kChunk);
+  for (const char* name : {"bf16", "custom:e=8,m=3,bias=127"}) {
+    const Format f = parse_format(name);
+    for (RM mode : kModes)
+      for (Saturation sat : {Saturation::none, Saturation::finite}) {
+        Rounding r;
+        r.mode = mode;
+        r.sat = sat;
+        const F32Converter avx(f, r, ConvertKernel::avx2), port(f, r, ConvertKernel::portable);
+        const std::uint64_t step = mode == RM::rne && sat == Saturation::none ? 1 : 61;
+        std::size_t bad = 0;
+        for (std::uint64_t start = 0; start < (1ull << 32); start += kChunk * step) {
+          for (std::size_t i = 0; i < kChunk; ++i)
+            in[i] = static_cast<std::uint32_t>(start + i * step);
+          const float* src = reinterpret_cast<const float*>(in.data());
+          avx.convert(src, fast.data(), kChunk);
+          port.convert(src, plain.data(), kChunk);
+          if (std::memcmp(fast.data(), plain.data(), kChunk * avx.code_bytes()) == 0) continue;
+          for (std::size_t i = 0; i < kChunk; ++i) {
+            const unsigned a = avx.code_bytes() == 1 ? reinterpret_cast<std::uint8_t*>(fast.data())[i] : fast[i];
+            const unsigned b = avx.code_bytes() == 1 ? reinterpret_cast<std::uint8_t*>(plain.data())[i] : plain[i];
+            if (a != b && bad++ < 5)
+              ADD_FAILURE() << describe(f, r) << " input " << hex(in[i]) << ": avx2 " << hex(a)
+                            << ", portable " << hex(b);
+          }
+        }
+        EXPECT_EQ(bad, 0u) << describe(f, r);
+      }
+  }
 }
 
 // ---------- exhaustive: all 2^32 fp32 inputs ----------

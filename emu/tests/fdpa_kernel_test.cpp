@@ -2,6 +2,8 @@
 // spread over the whole range, cancellation, zeros, subnormals, NaN/inf, every preset.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <random>
 
 #include "fpconform/error.hpp"
@@ -68,6 +70,102 @@ TEST(FdpaKernel, SameAsTheModelOnRandomVectors) {
   }
   EXPECT_GT(compared, 5000);
   EXPECT_GT(fast_blocks, 10);
+}
+
+// Long dot products of ordinary values (what gemm and the bench run): the two-pass form of the
+// fused block (C known only after the previous block) against fdpa, for every preset with an
+// fp32 output whose block the kernel serves, K up to 4096, C from tiny to large.
+TEST(FdpaKernel, LongDotsSameAsTheModel) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f32 = parse_format("f32"), f64 = parse_format("f64");
+  int compared = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    if (in.width() > 16) continue;
+    FdpaParams p;
+    try {
+      p = find_matrix_unit(e.preset, in, f32);
+    } catch (const Error&) {
+      continue;
+    }
+    const FdpaKernel kernel(p, in, f32);
+    for (std::size_t k : {std::size_t{7}, std::size_t{64}, std::size_t{1000}, std::size_t{4096}}) {
+      std::vector<std::uint64_t> a(k), b(k);
+      Rounding sat;
+      sat.sat = Saturation::finite;
+      const double scale = std::ldexp(1.0, static_cast<int>(rng() % 9) - 4);
+      for (std::size_t i = 0; i < k; ++i) {
+        const double x = normal(rng) * scale, y = normal(rng);
+        a[i] = convert(std::bit_cast<std::uint64_t>(x), f64, in, sat).bits;
+        b[i] = convert(std::bit_cast<std::uint64_t>(y), f64, in, sat).bits;
+      }
+      for (std::uint64_t c : {std::uint64_t{0}, std::uint64_t{0x3F800000}, std::uint64_t{0xC4800000},
+                              std::uint64_t{0x00000010}, std::uint64_t{0x80000000}}) {
+        ASSERT_EQ(kernel.dot(a, b, c), fdpa(p, in, f32, a, b, c))
+            << e.preset << " " << e.input << " k=" << k << " c=" << c;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
+// The exact (Kulisch) structure's integer path against fdpa: every input format of <= 16 bits
+// that it serves, several outputs, blocks 0 (all K) and small ones, every deterministic output
+// rounding, output flushing, long vectors (carries between digit rows), wide ranges, exact
+// cancellation to zero and NaN/inf among the operands or in C.
+TEST(FdpaKernel, ExactPathSameAsTheModel) {
+  std::mt19937_64 rng(29);
+  int compared = 0;
+  const RoundingMode modes[] = {RoundingMode::rne, RoundingMode::rna, RoundingMode::rtz,
+                                RoundingMode::up, RoundingMode::down, RoundingMode::odd};
+  for (const char* in_name : {"f16", "bf16", "e4m3", "e5m2", "e2m1", "e3m2", "e4m3fnuz"}) {
+    const Format in = parse_format(in_name);
+    for (const char* out_name : {"f32", "f16", "bf16"}) {
+      const Format out = parse_format(out_name);
+      for (int block : {0, 1, 4, 33}) {
+        for (RoundingMode mode : modes) {
+          FdpaParams p;
+          p.structure = FdpaStructure::exact;
+          p.c_in_block = false;
+          p.block = block;
+          p.out_rounding = Rounding{mode};
+          p.flush_subnormal_outputs = rng() % 4 == 0;
+          p.nan = "ieee";
+          const FdpaKernel kernel(p, in, out);
+          ASSERT_TRUE(kernel.fast()) << in_name << "->" << out_name;
+          for (int t = 0; t < 24; ++t) {
+            const std::size_t k = t % 6 == 0 ? 600 + rng() % 1200 : rng() % 70;
+            std::vector<std::uint64_t> a(k), b(k);
+            const int kind = t % 4;
+            for (std::size_t i = 0; i < k; ++i) {
+              a[i] = random_code(rng, in, kind == 2 ? 1 : kind);
+              b[i] = random_code(rng, in, kind == 2 ? 1 : kind);
+              if (t % 5 != 4) {  // NaN/inf only in some vectors (they take the general path)
+                if (in.is_nan_code(a[i]) || in.is_inf_code(a[i])) a[i] = 0;
+                if (in.is_nan_code(b[i]) || in.is_inf_code(b[i])) b[i] = 0;
+              }
+            }
+            if (t % 4 == 3)  // exact cancellation: negate the first half into the second
+              for (std::size_t i = k / 2; i < k; ++i) {
+                a[i] = a[i - k / 2] ^ in.sign_mask();
+                b[i] = b[i - k / 2];
+              }
+            std::uint64_t c = rng() & out.code_mask();
+            if (t % 3 == 0) c = 0;
+            if (t % 7 == 0) c &= out.sign_mask() | 0xFF;  // subnormal C
+            const std::uint64_t want = fdpa(p, in, out, a, b, c);
+            ASSERT_EQ(kernel.dot(a, b, c), want)
+                << in_name << "->" << out_name << " block=" << block << " mode="
+                << static_cast<int>(mode) << " t=" << t << " k=" << k;
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
 }
 
 }  // namespace

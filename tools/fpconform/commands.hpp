@@ -22,5 +22,8 @@ void add_quantize_commands(CLI::App& app, std::vector<Command>& commands);
 void add_fit_command(CLI::App& app, std::vector<Command>& commands);
 void add_validate_command(CLI::App& app, std::vector<Command>& commands);
 void add_probe_command(CLI::App& app, std::vector<Command>& commands);
+void add_bench_command(CLI::App& app, std::vector<Command>& commands);
+void add_sweep_command(CLI::App& app, std::vector<Command>& commands);
+void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands);  // gpu_cmds.cpp
 
 }  // namespace fpconform::cli

@@ -7,7 +7,9 @@
 #include "commands.hpp"
 #include "fpconform/characterize/fit.hpp"
 #include "fpconform/characterize/rows.hpp"
+#include "fpconform/conformance/conversion.hpp"
 #include "fpconform/error.hpp"
+#include "fpconform/reports/atomic_file.hpp"
 
 namespace fpconform::cli {
 
@@ -33,7 +35,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--json", o->json, "also write the report as JSON to this file");
   sub->add_option("--seed", o->seed, "seed of the probe search (default 1)");
   sub->add_option("--probes", o->probes, "cases the probe search tries at most (default 4000)");
-  sub->add_option("--threads", o->threads, "threads for the fit (default: all cores)");
+  sub->add_option("--threads", o->threads, "threads for the fit (default: FPCONFORM_THREADS, else all cores)");
   sub->add_flag("--all", o->all, "list every matching set (default: the first 40)");
   commands.push_back({sub, [o] {
                         characterize::RowsOptions ro;
@@ -44,16 +46,15 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                         characterize::FitOptions fo;
                         fo.seed = o->seed;
                         fo.probe_budget = o->probes;
-                        fo.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+                        fo.threads = o->threads ? o->threads : conformance::default_threads();
                         const characterize::FitResult r = characterize::fit(rows.in, rows.out, rows.cases, fo);
                         characterize::FitReportOptions report;
                         report.rows_path = o->rows;
                         report.max_listed = o->all ? 0 : 40;
-                        if (!o->json.empty()) {
-                          std::ofstream json(o->json);
-                          if (!json) throw Error("--json", "cannot write " + o->json);
-                          json << characterize::fit_report_json(r, rows, report);
-                        }
+                        // Atomically: an interrupted fit leaves no half-written JSON.
+                        if (!o->json.empty())
+                          reports::write_file_atomically(
+                              o->json, characterize::fit_report_json(r, rows, report), "--json");
                         std::fputs(characterize::fit_report_text(r, rows, report).c_str(), stdout);
                         return r.matching.empty() ? 1 : 0;
                       }});

@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   fpconform::cli::add_probe_command(app, commands);
   fpconform::cli::add_fit_command(app, commands);
   fpconform::cli::add_validate_command(app, commands);
+  fpconform::cli::add_bench_command(app, commands);
+  fpconform::cli::add_sweep_command(app, commands);
+  fpconform::cli::add_gpu_analyze_command(app, commands);
 
   refuse_negative_unsigned(app);
 

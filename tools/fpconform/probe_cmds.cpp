@@ -6,7 +6,10 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "interrupt.hpp"
+#include "probe_journal.hpp"
 #include "fpconform/characterize/characterize.hpp"
+#include "fpconform/characterize/cuda_target.hpp"
 #include "fpconform/characterize/order.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/reports/device_profile.hpp"
@@ -15,10 +18,19 @@ namespace fpconform::cli {
 namespace {
 
 struct ProbeArgs {
-  std::string target, in, out, out_dir;
+  std::string target, in, out, out_dir, checkpoint;
+  characterize::CudaTargetOptions cuda;  // cuda: targets: --runner, --plan-out, --results, --stand-in
   std::uint64_t cases = 100000, seed = 1;
   int max_k = 64, order_k = 32;
+  bool resume = false;
 };
+
+// What the characterization depends on (checkpoints of other arguments are refused).
+std::string canonical_args(const ProbeArgs& a, const characterize::Target& t) {
+  return "target=" + a.target + " in=" + t.in().name + " out=" + t.out().name +
+         " cases=" + std::to_string(a.cases) + " seed=" + std::to_string(a.seed) +
+         " max-k=" + std::to_string(a.max_k) + " order-k=" + std::to_string(a.order_k);
+}
 
 // The summation tree as one more piece of evidence (FPRev; arXiv 2411.00442).
 characterize::ProbeEvidence order_evidence(characterize::Target& t, int k) {
@@ -40,13 +52,59 @@ characterize::ProbeEvidence order_evidence(characterize::Target& t, int k) {
   return e;
 }
 
+int characterize_and_print(const ProbeArgs& a, characterize::Target* t);
+
+// Offline cuda: targets: the rows no result answered become the next round's plan; exit 4 says
+// "run this plan on the GPU, then rerun with --results" (no profile is written before then).
+int next_gpu_round(const characterize::CudaTarget& t) {
+  const std::string plan = t.write_next_round();
+  std::printf("INCOMPLETE: %" PRIu64 " answers came from recorded results, %zu rows were answered by the stand-in "
+              "emu:%s; their plan is %s: run it on the GPU (fpconform-gpu-run --out RESULTS %s), then rerun this "
+              "command with --results RESULTS (exit 4)\n",
+              t.recorded_answers(), t.pending(), t.stand_in().c_str(), plan.c_str(), plan.c_str());
+  return 4;
+}
+
 int run_probe(const ProbeArgs& a) {
   std::optional<Format> in, out;
   if (!a.in.empty()) in = parse_format(a.in, "--in");
   if (!a.out.empty()) out = parse_format(a.out, "--out");
-  auto t = characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");
-  if (const std::string why = t->unavailable(); !why.empty())
-    throw Error("--target", t->name() + " cannot run here: " + why);
+  if (a.target.rfind("cuda:", 0) != 0 && (a.cuda.offline() || !a.cuda.runner.empty()))
+    throw Error("--target", "--runner, --plan-out and --results are for cuda: targets");
+  auto target = a.target.rfind("cuda:", 0) == 0
+                    ? characterize::make_cuda_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target", a.cuda)
+                    : characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");
+  if (const std::string why = target->unavailable(); !why.empty())
+    throw Error("--target", target->name() + " cannot run here: " + why);
+  if (a.checkpoint.empty()) {
+    if (a.resume) throw Error("--resume", "needs --checkpoint PATH");
+    return characterize_and_print(a, target.get());
+  }
+  // Resumable: every answer of the target is journaled; SIGINT/SIGTERM stop at the next query.
+  InterruptGuard guard;
+  JournalTarget journal(*target, a.checkpoint, canonical_args(a, *target), a.resume,
+                        &InterruptGuard::stop_flag());
+  if (a.resume)
+    std::fprintf(stderr, "fpconform probe: resuming: %zu answers journaled in %s\n", journal.journaled(),
+                 a.checkpoint.c_str());
+  try {
+    const int rc = characterize_and_print(a, &journal);
+    journal.remove();  // done: nothing left to resume
+    return rc;
+  } catch (const ProbeInterrupted&) {
+    const int signo = InterruptGuard::signal_number();
+    std::fprintf(stderr, "fpconform probe: interrupted by %s after %zu batches of queries; progress "
+                 "saved to %s: rerun the same command with --resume to continue\n",
+                 signal_name(signo), journal.answered(), a.checkpoint.c_str());
+    return 128 + signo;
+  } catch (const JournalError& e) {
+    throw Error("", e.message);
+  }
+}
+
+// The characterization and its report. Everything goes to stdout at the end (and --out-dir is
+// written atomically), so an interrupted run prints no result-looking line.
+int characterize_and_print(const ProbeArgs& a, characterize::Target* t) {
   characterize::CharacterizeOptions o;
   o.seed = a.seed;
   o.validation_cases = a.cases;
@@ -68,6 +126,8 @@ int run_probe(const ProbeArgs& a) {
   std::printf("%s\n", c.verdict.c_str());
   if (!c.deterministic) std::printf("non-deterministic: identical calls gave different answers\n");
   std::printf("%" PRIu64 " queries, %.1f s\n", c.queries, c.seconds);
+  if (auto* cuda = dynamic_cast<characterize::CudaTarget*>(t); cuda && cuda->pending() > 0)
+    return next_gpu_round(*cuda);  // offline: the answers above are partly the stand-in's
   if (!a.out_dir.empty()) {
     const std::string path = reports::write_device_profile(c, a.out_dir, FPCONFORM_VERSION);
     std::printf("profile written to %s (and .md)\n", path.c_str());
@@ -80,10 +140,10 @@ int run_probe(const ProbeArgs& a) {
 
 void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
   auto* sub = app.add_subcommand(
-      "probe", "Characterize a matrix unit (emu:MODEL, cpu:fp32-fma|avx512-fp16|avx512-bf16|amx-bf16): "
+      "probe", "Characterize a matrix unit (emu:MODEL, cpu:fp32-fma|avx512-fp16|avx512-bf16|amx-bf16, cuda:KERNEL): "
                "probes, a bit-exact model, validation");
   auto a = std::make_shared<ProbeArgs>();
-  sub->add_option("--target", a->target, "emu:PRESET, emu:custom:key=value,..., cpu:...")->required();
+  sub->add_option("--target", a->target, "emu:PRESET, emu:custom:key=value,..., cpu:..., cuda:KERNEL (fpconform-gpu-run --list)")->required();
   sub->add_option("--in", a->in, "input format (emu targets; cpu targets have fixed formats)");
   sub->add_option("--out", a->out, "output format");
   sub->add_option("--out-dir", a->out_dir, "write the device profile (JSON + Markdown) here");
@@ -91,6 +151,15 @@ void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--max-k", a->max_k, "longest dot product in validation")->capture_default_str();
   sub->add_option("--order-k", a->order_k, "k for the summation-order recovery")->capture_default_str();
   sub->add_option("--seed", a->seed, "seed of every random choice")->capture_default_str();
+  sub->add_option("--checkpoint", a->checkpoint,
+                  "journal the target's answers here; SIGINT/SIGTERM/kill -9 leave it to --resume");
+  sub->add_flag("--resume", a->resume, "continue the run journaled in --checkpoint");
+  sub->add_option("--runner", a->cuda.runner, "cuda: targets: fpconform-gpu-run (default $FPCONFORM_GPU_RUNNER)");
+  sub->add_option("--plan-out", a->cuda.plan_out,
+                  "cuda: targets, offline: write the rows no result answers as round-N.plan here (exit 4)");
+  sub->add_option("--results", a->cuda.results, "cuda: targets, offline: answer from the .res files under here");
+  sub->add_option("--stand-in", a->cuda.stand_in,
+                  "cuda: targets, offline: preset answering unrecorded rows (default: the kernel's expected preset)");
   commands.push_back({sub, [a] { return run_probe(*a); }});
 }
 

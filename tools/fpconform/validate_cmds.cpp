@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "fpconform/conformance/conversion.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 #include "fpconform/validate/summary.hpp"
@@ -186,6 +187,7 @@ int run_validate(const ValidateArgs& o) {
   q.max_ulp = o.max_ulp;
   q.max_rel = o.max_rel;
   q.worst = o.worst;
+  q.threads = conformance::default_threads();  // FPCONFORM_THREADS, else all cores
 
   if (!o.element.empty()) {
     int r = -1, col = -1;

@@ -35,12 +35,19 @@
 
 namespace fpconform {
 
-// Which implementation a converter runs. `best` picks avx2 where the CPU has it, else portable.
+// Which implementation a converter runs. `best` picks f16c where the CPU has AVX2 and F16C,
+// else avx2 where it has AVX2, else portable.
 enum class ConvertKernel : std::uint8_t {
   best,
   portable,   // the same kernel compiled for the baseline ISA (what the compiler vectorizes)
   avx2,       // compiled with target("avx2"); throws Error where the CPU lacks AVX2
   reference,  // `convert` element by element (the clear path; for tests and benchmarks)
+  f16c,       // avx2, and for IEEE binary16 targets (rne, rtz, up, down; saturation none; no
+              // ftz/daz; no flags requested) the native vcvtps2ph, whose results are the clear
+              // path's on every input (emu/tests: MatchesF16C, and the F16C kernel in every
+              // sweep). Only while MXCSR has DAZ and FTZ off (they change vcvtps2ph on
+              // subnormals; checked per call, else avx2); MXCSR's flags are restored after it.
+              // Throws Error where the CPU lacks AVX2 or F16C.
 };
 
 std::string_view to_string(ConvertKernel k);
@@ -58,7 +65,7 @@ struct F32Params {
   std::uint32_t ovf_code[2], inf_code[2], zero_code[2], ftz_code[2], nan_code[2];
   std::uint32_t nan_paymask, uns_neg_code, minnorm_code;
   std::uint8_t inf_flags, zero_flags, nan_flags_quiet;
-  bool tiny_after, may_slow, float_tier;
+  bool tiny_after, may_slow, float_tier, sign_aligned;
 };
 }  // namespace detail
 
@@ -71,7 +78,8 @@ class F32Converter {
   const Rounding& rounding() const { return r_; }
   // Bytes per output code: 1 for formats of width <= 8, else 2 (native byte order).
   std::size_t code_bytes() const { return code_bytes_; }
-  // The implementation in use: portable or avx2 (vectorized), or reference (element by element).
+  // The implementation in use: portable, avx2 or f16c (vectorized), or reference (element by
+  // element).
   ConvertKernel kernel() const { return kernel_; }
   bool vectorized() const { return kernel_ != ConvertKernel::reference; }
 
@@ -113,6 +121,7 @@ class F32Converter {
   LeanFn lean_ = nullptr;
   FullFn full_ = nullptr;
   bool use_lean_ = false;
+  int native_f16_imm_ = -1;  // >= 0: vcvtps2ph with this rounding immediate serves lean calls
 };
 
 // One-shot helpers (build a converter and run it); out.size() must equal in.size().

@@ -5,6 +5,10 @@
 // identical to `fdpa` for every input; whatever the short path does not serve (NaN/inf
 // operands, all-zero blocks, subnormal or overflowing results, other outputs) goes to the
 // general code of that block.
+// The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
+// (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
+// (four rows, so that consecutive products do not wait on each other), carries are propagated
+// every 128 products, and the exact sum is rounded once by round_to_format, as fdpa does.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +31,7 @@ class FdpaKernel {
  public:
   FdpaKernel(const FdpaParams& p, const Format& in, const Format& out);
   // Whether the integer path applies to these parameters and formats (else dot = fdpa).
-  bool fast() const { return fast_; }
+  bool fast() const { return fast_ || exact_fast_; }
   DecodedOperands decode(std::span<const std::uint64_t> codes) const;
   // a . b + c over a[offset_a .. +k) and b[offset_b .. +k) (b may be strided for a column).
   std::uint64_t dot(const DecodedOperands& a, std::size_t offset_a, const DecodedOperands& b,
@@ -41,9 +45,22 @@ class FdpaKernel {
                       const std::int32_t* eb, std::size_t n, std::uint64_t c,
                       const std::uint64_t* codes_a, const std::uint64_t* codes_b,
                       std::size_t stride_b) const;
+  std::uint64_t exact_block(const std::int32_t* sa, const std::int32_t* ea,
+                            const std::int32_t* sb, const std::int32_t* eb, std::size_t n,
+                            std::uint64_t c, const std::uint64_t* codes_a,
+                            const std::uint64_t* codes_b, std::size_t stride_b) const;
+  std::uint64_t dot_two_pass(const DecodedOperands& a, std::size_t offset_a,
+                             const DecodedOperands& b, std::size_t offset_b, std::size_t stride_b,
+                             const std::int32_t* sbp, const std::int32_t* ebp, std::size_t k,
+                             std::uint64_t c) const;
+  std::uint64_t general(std::size_t n, std::uint64_t c, const std::uint64_t* codes_a,
+                        const std::uint64_t* codes_b, std::size_t stride_b) const;
   FdpaParams p_;
   Format in_, out_;
   bool fast_ = false;
+  bool exact_fast_ = false;  // the exact structure's integer path applies
+  int exact_base_ = 0;       // weight of the last bit of digit 0
+  int exact_digits_ = 0;     // digits in a row
   bool pack_f32_rz_ = false;
   bool sum32_ = false;  // the block sum fits int32
   bool ieee_out_ = false;

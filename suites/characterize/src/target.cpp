@@ -6,6 +6,7 @@
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "cpu_targets.hpp"
+#include "fpconform/characterize/cuda_target.hpp"
 
 namespace fpconform::characterize {
 
@@ -122,9 +123,7 @@ std::unique_ptr<Target> make_target(std::string_view spec, const Format* in, con
     return std::make_unique<EmuTarget>(std::string(spec), p, fin, fout, split_k, reduction);
   }
   if (spec.substr(0, 4) == "cpu:") return make_cpu_target(spec, in, out, what);
-  if (spec.substr(0, 5) == "cuda:")
-    throw Error(where, "cuda: targets run through the GPU probe runner (gpu_probes/), which is "
-                       "not built into this binary");
+  if (spec.substr(0, 5) == "cuda:") return make_cuda_target(spec, in, out, what);  // cuda_target.cpp
   throw Error(where, "unknown target '" + std::string(spec) +
                          "' (emu:PRESET, emu:custom:..., cpu:fp32-fma, cpu:avx512-fp16, "
                          "cpu:avx512-bf16, cpu:amx-bf16)");

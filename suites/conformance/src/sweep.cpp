@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -204,18 +205,42 @@ bool key_less(const CounterExample& a, const CounterExample& b) {
   return a.index != b.index ? a.index < b.index : a.config < b.config;
 }
 
+// The results of one chunk of inputs.
 struct Local {
   std::vector<std::uint64_t> mismatches;  // per config
   std::vector<CounterExample> cex;        // sorted by key, at most K
-  std::uint64_t inputs = 0;
 };
 
-void keep(Local& l, CounterExample c, std::size_t k) {
+void keep(std::vector<CounterExample>& cex, CounterExample c, std::size_t k) {
   if (k == 0) return;
-  if (l.cex.size() >= k && !key_less(c, l.cex.back())) return;
-  auto it = std::upper_bound(l.cex.begin(), l.cex.end(), c, key_less);
-  l.cex.insert(it, std::move(c));
-  if (l.cex.size() > k) l.cex.pop_back();
+  if (cex.size() >= k && !key_less(c, cex.back())) return;
+  auto it = std::upper_bound(cex.begin(), cex.end(), c, key_less);
+  cex.insert(it, std::move(c));
+  if (cex.size() > k) cex.pop_back();
+}
+
+// A resumed state must come from this sweep: right number of configurations, counter-examples
+// inside the inputs done, no more than K of them.
+SweepProgress checked_resume(const SweepProgress& p, std::uint64_t n,
+                             const std::vector<Rounding>& configs, std::size_t k) {
+  const auto bad = [](const std::string& why) { throw Error("resume", why); };
+  if (p.done > n)
+    bad(std::to_string(p.done) + " inputs done, but the sweep has " + std::to_string(n));
+  if (p.mismatches.size() != configs.size())
+    bad(std::to_string(p.mismatches.size()) + " configurations, but the sweep has " +
+        std::to_string(configs.size()));
+  if (p.counterexamples.size() > k)
+    bad(std::to_string(p.counterexamples.size()) + " counter-examples, more than the " +
+        std::to_string(k) + " kept");
+  SweepProgress s = p;
+  for (CounterExample& c : s.counterexamples) {
+    if (c.config >= configs.size() || c.index >= p.done)
+      bad("a counter-example outside the sweep (input " + std::to_string(c.index) + ", config " +
+          std::to_string(c.config) + ")");
+    c.rounding = configs[c.config];
+  }
+  std::sort(s.counterexamples.begin(), s.counterexamples.end(), key_less);
+  return s;
 }
 
 }  // namespace
@@ -226,38 +251,70 @@ ConversionSweep::ConversionSweep(Format from, Format to, std::vector<Rounding> c
 SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt) const {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t n = inputs.size();
+  const std::size_t nc = configs_.size();
+  const std::size_t K = opt.max_counterexamples;
+
+  // The committed state: a contiguous prefix of the inputs. Chunks finish in any order; a
+  // finished chunk waits in `pending` until every chunk before it has finished, so the state
+  // (and what on_progress sees) never depends on the thread count or on timing.
+  SweepProgress state;
+  if (opt.resume) {
+    state = checked_resume(*opt.resume, n, configs_, K);
+  } else {
+    state.mismatches.assign(nc, 0);
+  }
+  const std::uint64_t start = state.done, remaining = n - start;
+
   unsigned threads = opt.threads ? opt.threads : default_threads();
   const std::uint64_t chunk =
       opt.chunk ? opt.chunk
-                : std::clamp<std::uint64_t>(n / (std::uint64_t{threads} * 16), 8, 4096);
-  const std::uint64_t nchunks = (n + chunk - 1) / chunk;
+                : std::clamp<std::uint64_t>(remaining / (std::uint64_t{threads} * 16), 8, 4096);
+  const std::uint64_t nchunks = (remaining + chunk - 1) / chunk;
   if (threads > nchunks) threads = static_cast<unsigned>(std::max<std::uint64_t>(1, nchunks));
-  const std::size_t nc = configs_.size();
-  const std::size_t K = opt.max_counterexamples;
 
   bool need_daz[2] = {false, false};
   for (const Rounding& r : configs_) need_daz[r.daz ? 1 : 0] = true;
 
   std::atomic<std::uint64_t> next{0};
-  std::vector<Local> locals(threads);
+  std::mutex mu;  // guards state, pending, committed, last_report
+  std::map<std::uint64_t, Local> pending;
+  std::uint64_t committed = 0;
+  auto last_report = t0;
   std::exception_ptr fatal;
-  std::mutex fatal_mu;
 
-  auto worker = [&](unsigned t) {
-    Local& L = locals[t];
-    L.mismatches.assign(nc, 0);
+  auto commit = [&](std::uint64_t c, Local&& L) {
+    std::lock_guard<std::mutex> g(mu);
+    pending.emplace(c, std::move(L));
+    while (!pending.empty() && pending.begin()->first == committed) {
+      Local& done = pending.begin()->second;
+      for (std::size_t k = 0; k < nc; ++k) state.mismatches[k] += done.mismatches[k];
+      for (CounterExample& ce : done.cex) keep(state.counterexamples, std::move(ce), K);
+      ++committed;
+      state.done = std::min(n, start + committed * chunk);
+      pending.erase(pending.begin());
+    }
+    if (!opt.on_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_report).count() < opt.progress_seconds) return;
+    last_report = now;
+    opt.on_progress(state);
+  };
+
+  auto worker = [&]() {
     std::vector<Rounded> ref_out(opt.reference ? nc : 0);
     mpfr_t dec[2];
     mpfr_init2(dec[0], 128);
     mpfr_init2(dec[1], 128);
     try {
       for (;;) {
+        if (opt.stop && opt.stop->load(std::memory_order_relaxed)) break;
         const std::uint64_t c = next.fetch_add(1, std::memory_order_relaxed);
         if (c >= nchunks) break;
-        const std::uint64_t lo = c * chunk, hi = std::min(n, lo + chunk);
+        Local L;
+        L.mismatches.assign(nc, 0);
+        const std::uint64_t lo = start + c * chunk, hi = std::min(n, lo + chunk);
         for (std::uint64_t i = lo; i < hi; ++i) {
           const std::uint64_t bits = inputs.code(i);
-          ++L.inputs;
           // The reference's per-input work, done once: the oracle decodes the code once per
           // daz setting (or the replacement reference computes every configuration).
           bool is_num[2] = {true, true};
@@ -311,7 +368,7 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
             }
             if (err.empty() && e.bits == o.bits && e.flags == o.flags) continue;
             ++L.mismatches[k];
-            if (L.cex.size() < K || (K && i < L.cex.back().index)) {
+            if (L.cex.size() < K) {  // inputs ascend within a chunk: the first K are kept
               CounterExample ce;
               ce.index = i;
               ce.input = bits;
@@ -322,13 +379,14 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
               ce.oracle_bits = o.bits;
               ce.oracle_flags = o.flags.bits;
               ce.error = std::move(err);
-              keep(L, std::move(ce), K);
+              keep(L.cex, std::move(ce), K);
             }
           }
         }
+        commit(c, std::move(L));
       }
     } catch (...) {
-      std::lock_guard<std::mutex> g(fatal_mu);
+      std::lock_guard<std::mutex> g(mu);
       if (!fatal) fatal = std::current_exception();
       next.store(nchunks);
     }
@@ -338,37 +396,38 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
   };
 
   if (threads <= 1) {
-    worker(0);
+    worker();
   } else {
     std::vector<std::thread> pool;
     pool.reserve(threads);
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (auto& th : pool) th.join();
   }
   if (fatal) std::rethrow_exception(fatal);
+  // Stopped: no chunk starts after the stop, and every chunk taken before it has finished and
+  // been committed, so the state is the prefix of every input looked at.
+  if (opt.on_progress) opt.on_progress(state);
 
   SweepResult res;
   res.from = from_;
   res.to = to_;
   res.input_description = inputs.description();
   res.inputs = n;
+  res.inputs_done = state.done;
+  res.complete = state.done == n;
   res.threads = threads;
   res.reference_name = opt.reference ? opt.reference_name : "oracle";
   res.per_config.resize(nc);
   for (std::size_t k = 0; k < nc; ++k) {
     res.per_config[k].rounding = configs_[k];
-    res.per_config[k].cases = n;
+    res.per_config[k].cases = state.done;
+    res.per_config[k].mismatches = state.mismatches[k];
+    res.mismatches += state.mismatches[k];
   }
-  for (Local& L : locals) {
-    for (std::size_t k = 0; k < nc && k < L.mismatches.size(); ++k)
-      res.per_config[k].mismatches += L.mismatches[k];
-    for (auto& c : L.cex) res.counterexamples.push_back(std::move(c));
-  }
-  std::sort(res.counterexamples.begin(), res.counterexamples.end(), key_less);
-  if (res.counterexamples.size() > K) res.counterexamples.resize(K);
-  res.cases = n * nc;
-  for (const ConfigCount& c : res.per_config) res.mismatches += c.mismatches;
+  res.counterexamples = state.counterexamples;
+  res.cases = state.done * nc;
   res.matches = res.cases - res.mismatches;
+  res.progress = std::move(state);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

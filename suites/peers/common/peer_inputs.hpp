@@ -7,7 +7,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <functional>
 #include <string>
 #include <thread>
@@ -152,9 +154,11 @@ inline std::vector<std::uint64_t> f64_sample(const std::vector<Format>& targets,
   return v;
 }
 
-// Runs body(begin, end) over [0, n) split across the machine's threads.
+// Runs body(begin, end) over [0, n) split across FPCONFORM_THREADS threads (else the machine's).
 inline void parallel_for(std::uint64_t n, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
   unsigned t = std::max(1u, std::thread::hardware_concurrency());
+  if (const char* e = std::getenv("FPCONFORM_THREADS"); e && std::atoi(e) > 0)
+    t = static_cast<unsigned>(std::atoi(e));
   if (n < (1u << 16)) t = 1;
   std::vector<std::thread> threads;
   const std::uint64_t chunk = (n + t - 1) / t;
@@ -163,6 +167,17 @@ inline void parallel_for(std::uint64_t n, const std::function<void(std::uint64_t
     if (b < e) threads.emplace_back(body, b, e);
   }
   for (auto& th : threads) th.join();
+}
+
+// The mismatch lines to print: the `k` with the smallest keys (input codes), so the list does not
+// depend on which worker found which mismatch first. The caller holds the lock.
+using FirstLines = std::vector<std::pair<std::uint64_t, std::string>>;
+inline void keep_first(FirstLines& v, std::size_t k, std::uint64_t key, std::string line) {
+  const auto it = std::upper_bound(v.begin(), v.end(), key,
+                                   [](std::uint64_t a, const auto& p) { return a < p.first; });
+  if (v.size() >= k && it == v.end()) return;
+  v.insert(it, {key, std::move(line)});
+  if (v.size() > k) v.pop_back();
 }
 
 }  // namespace fpconform::peers

@@ -200,7 +200,7 @@ std::vector<Case> cases() {
 struct Result {
   std::atomic<std::uint64_t> total{0}, match{0};
   std::mutex mu;
-  std::vector<std::string> first;
+  FirstLines first;
 };
 
 void check(const Case& c, const Format& from, const Format& to, const Profile& p, std::uint64_t in,
@@ -216,13 +216,11 @@ void check(const Case& c, const Format& from, const Format& to, const Profile& p
     ++local_match;
     return;
   }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  input 0x%llx: header 0x%llx, emu 0x%llx",
+                (unsigned long long)in, (unsigned long long)want, (unsigned long long)got);
   std::lock_guard<std::mutex> lock(res.mu);
-  if (res.first.size() < 12) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "  input 0x%llx: header 0x%llx, emu 0x%llx",
-                  (unsigned long long)in, (unsigned long long)want, (unsigned long long)got);
-    res.first.push_back(buf);
-  }
+  keep_first(res.first, 12, in, buf);
 }
 
 }  // namespace
@@ -280,7 +278,7 @@ int main(int argc, char** argv) {
     std::printf("nvidia %s: %llu/%llu match%s\n", c.name.c_str(),
                 (unsigned long long)res.match.load(), (unsigned long long)res.total.load(),
                 ok ? "" : "  MISMATCH");
-    for (const auto& line : res.first) std::printf("%s\n", line.c_str());
+    for (const auto& line : res.first) std::printf("%s\n", line.second.c_str());
     std::fflush(stdout);
     if (!ok) ++failures;
   }

@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
       const auto want = read_codes(dir + "/" + out_file, to, n);
       std::atomic<std::uint64_t> match{0};
       std::mutex mu;
-      std::vector<std::string> first;
+      peers::FirstLines first;
       bool refused = false;
       std::string refusal;
+      std::uint64_t refusal_at = ~std::uint64_t{0};
       peers::parallel_for(n, [&](std::uint64_t b, std::uint64_t e) {
         std::uint64_t m = 0;
         for (std::uint64_t i = b; i < e; ++i) {
@@ -87,21 +88,22 @@ int main(int argc, char** argv) {
           } catch (const Error& err) {
             std::lock_guard<std::mutex> lock(mu);
             refused = true;
-            refusal = err.what();
+            if (i < refusal_at) {  // the first refused input's message, whatever the timing
+              refusal_at = i;
+              refusal = err.what();
+            }
             return;
           }
           if (got == want[i]) {
             ++m;
             continue;
           }
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "  input 0x%llx: %s 0x%llx, emu 0x%llx",
+                        (unsigned long long)in[i], p.name.c_str(),
+                        (unsigned long long)want[i], (unsigned long long)got);
           std::lock_guard<std::mutex> lock(mu);
-          if (first.size() < 10) {
-            char buf[160];
-            std::snprintf(buf, sizeof buf, "  input 0x%llx: %s 0x%llx, emu 0x%llx",
-                          (unsigned long long)in[i], p.name.c_str(),
-                          (unsigned long long)want[i], (unsigned long long)got);
-            first.push_back(buf);
-          }
+          peers::keep_first(first, 10, i, buf);
         }
         match += m;
       });
@@ -118,7 +120,7 @@ int main(int argc, char** argv) {
       std::printf("%s %s->%s: %llu/%llu match%s\n", p.name.c_str(), src.c_str(), dst.c_str(),
                   (unsigned long long)match.load(), (unsigned long long)n,
                   ok ? "" : "  MISMATCH");
-      for (const auto& l : first) std::printf("%s\n", l.c_str());
+      for (const auto& l : first) std::printf("%s\n", l.second.c_str());
       if (!ok) ++failures;
     }
     std::printf("%d casts, %d with mismatches; %llu/%llu conversions match\n", cases, failures,

@@ -73,7 +73,7 @@ struct Variant {
 struct Tally {
   std::atomic<std::uint64_t> total{0}, match{0};
   std::mutex mu;
-  std::vector<std::string> first;
+  FirstLines first;
 };
 
 // Runs one variant over n f32 inputs given by input(i); 4 at a time through the instruction.
@@ -97,13 +97,11 @@ void run_f32(const Variant& v, const Profile& p, const Format& from, const Forma
           ++m;
           continue;
         }
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "  input 0x%08x: hardware 0x%04x, emu 0x%04llx", in[j],
+                      out[j], (unsigned long long)got);
         std::lock_guard<std::mutex> lock(t.mu);
-        if (t.first.size() < 10) {
-          char buf[128];
-          std::snprintf(buf, sizeof buf, "  input 0x%08x: hardware 0x%04x, emu 0x%04llx", in[j],
-                        out[j], (unsigned long long)got);
-          t.first.push_back(buf);
-        }
+        keep_first(t.first, 10, in[j], buf);
       }
     }
     _mm_setcsr(kMxcsrDefault);
@@ -128,11 +126,11 @@ void run_ph2ps(const Variant& v, const Profile& p, const Format& from, const For
       const std::uint64_t got = convert_with_profile(in[j], from, to, p, v.user).bits;
       if (got == out[j]) {
         ++t.match;
-      } else if (t.first.size() < 10) {
+      } else {
         char buf[128];
         std::snprintf(buf, sizeof buf, "  input 0x%04x: hardware 0x%08x, emu 0x%08llx", in[j],
                       out[j], (unsigned long long)got);
-        t.first.push_back(buf);
+        keep_first(t.first, 10, in[j], buf);
       }
     }
   }
@@ -229,7 +227,7 @@ int main(int argc, char** argv) {
     std::printf("%s %s: %llu/%llu match%s\n", profile_name.c_str(), v.name.c_str(),
                 (unsigned long long)t.match.load(), (unsigned long long)t.total.load(),
                 ok ? "" : "  MISMATCH");
-    for (const auto& l : t.first) std::printf("%s\n", l.c_str());
+    for (const auto& l : t.first) std::printf("%s\n", l.second.c_str());
     std::fflush(stdout);
     if (!ok) ++failures;
   }

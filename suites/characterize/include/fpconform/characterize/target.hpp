@@ -81,6 +81,8 @@ class EmuTarget final : public Target {
 //   cpu:avx512-fp16   f16 -> f16, the same chain with VFMADDSH
 //   cpu:avx512-bf16   bf16 -> f32, VDPBF16PS over pairs (k even)
 //   cpu:amx-bf16      bf16 -> f32, TDPBF16PS tiles (k even, chained per 32)
+//   cuda:KERNEL       a dot kernel of the GPU probe catalog through $FPCONFORM_GPU_RUNNER
+//                     (cuda_target.hpp; make_cuda_target for the offline plan/results mode)
 // cpu targets have fixed formats; in/out, when given, must match them. A cpu target is made even
 // where the CPU lacks the feature: unavailable() says so and run() throws. Throws Error naming
 // `what` for an unknown spec.

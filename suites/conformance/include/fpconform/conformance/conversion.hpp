@@ -6,6 +6,7 @@
 // sign and payload are specified, so the bits must agree).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -145,8 +146,22 @@ struct ConfigCount {
   std::uint64_t mismatches = 0;
 };
 
+// The state of a sweep over a contiguous prefix of its inputs, [0, done): enough to continue
+// it later (resumable runs) with the same final result as an uninterrupted run, because the
+// counts are sums over inputs and the counter-examples are the first K by (index, config).
+struct SweepProgress {
+  std::uint64_t done = 0;                       // inputs [0, done) are counted
+  std::vector<std::uint64_t> mismatches;        // per configuration
+  std::vector<CounterExample> counterexamples;  // the first K of [0, done), sorted
+};
+
 struct SweepResult {
   Format from, to;
+  // false when SweepOptions::stop ended the run early: the counts then cover inputs
+  // [0, inputs_done) only, and `progress` holds the state to resume from.
+  bool complete = true;
+  std::uint64_t inputs_done = 0;
+  SweepProgress progress;
   std::string input_description;
   std::uint64_t inputs = 0;
   std::uint64_t cases = 0;  // inputs x configurations
@@ -180,6 +195,16 @@ struct SweepOptions {
   std::string reference_name = "oracle";
   // Test hook for the harness itself: may alter emu's result before the comparison.
   std::function<void(std::uint64_t bits, const Rounding&, Rounded&)> emu_hook;
+
+  // Resumable runs. `resume`: continue from this state (from an earlier run of the same
+  // sweep, inputs and max_counterexamples). `on_progress`: called with the state of the
+  // longest finished prefix, by one thread at a time, at most every `progress_seconds`, and
+  // once more at the end (also when stopped). `stop`: when it becomes true (a signal handler),
+  // workers finish their current chunk and run() returns with complete == false.
+  const SweepProgress* resume = nullptr;
+  std::function<void(const SweepProgress&)> on_progress;
+  double progress_seconds = 1.0;
+  const std::atomic<bool>* stop = nullptr;
 };
 
 class ConversionSweep {
