@@ -41,6 +41,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define FPC_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define FPC_X86 0
@@ -593,7 +594,10 @@ bool cpu_has_f16c() {
 #if FPC_X86
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("f16c") != 0;
+    // F16C is CPUID.1:ECX bit 29, read directly: clang's __builtin_cpu_supports lacks "f16c".
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+    return __builtin_cpu_supports("avx2") != 0 && f16c;
   }();
   return has;
 #else
