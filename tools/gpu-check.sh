@@ -2,11 +2,17 @@
 # One command that characterizes an NVIDIA GPU with the fpconform GPU probes (issue 6).
 #
 #   tools/gpu-check.sh --build            on the CPU machine: build the runner for sm_80/89/90a
-#                                         (+100a/120a), write the check plans, stage both under
-#                                         build-gpu/stage (the folder to carry)
+#                                         (+100a/120a) and fpconform, write the check plans and the
+#                                         first round of the probe engine's plans for every dot
+#                                         kernel (probe-plans.tar.xz), stage them under
+#                                         build-gpu/stage (the folder to carry); FPCONFORM=path
+#                                         uses an fpconform already built instead
 #   tools/gpu-check.sh [--bin DIR] [--out DIR] [--budget SECONDS]
 #                                         on the GPU machine: run every plan, write raw results
 #                                         and a summary (at most 8 files, 16 MiB each)
+#   tools/gpu-check.sh --probe-round N [--plans DIR] [--bin DIR] [--out DIR]
+#                                         on the GPU machine: only the probe engine's later
+#                                         rounds, DIR/<kernel>/round-N.plan (DIR: gpu-plans)
 #
 # Outputs in --out (default $OUT if set, else out/gpu-check): summary.txt, run.log and
 # results.tar.xz (<plan>/<job>.res; split into results.tar.xz.partNN above 15 MiB: join them
@@ -25,22 +31,61 @@ build() {
   cp build-gpu/gpu_probes/fpconform-gpu-run "$stage/"
   bash gpu_probes/plans/write_check_plans.sh "$stage/fpconform-gpu-run" "$stage/plans"
   cp gpu_probes/plans/*.plan "$stage/plans/" 2>/dev/null || true
-  du -sh "$stage"
+  probe_plans
+  du -sh "$stage" "$stage"/* "$stage/plans"/*
   echo "staged: $stage (carry build-gpu/stage)"
 }
 
-bin="$stage" out="${OUT:-$root/out/gpu-check}" budget=420
+# The MMA feature probes: `fpconform probe --target cuda:K --plan-out` for every dot kernel, with
+# nothing recorded, so every row is answered by the stand-in (the expected preset) and the whole
+# adaptive characterization runs on its answers: round-1.plan holds every row that hardware
+# behaving like the stand-in needs (a rerun with nothing recorded asks the same rows), and later
+# rounds only what the hardware's different answers lead to. --cases is part of the rows asked:
+# the CPU side must continue with the same value (gpu_probes/README.md, "After the run").
+probe_cases=500
+probe_plans() {
+  local fpc=${FPCONFORM:-} tmp k rc
+  if [[ -z $fpc ]]; then
+    cmake --build build-gpu -j"${JOBS:-2}" --target fpconform
+    fpc=build-gpu/tools/fpconform/fpconform
+  fi
+  tmp=$(mktemp -d)
+  for k in $("$stage/fpconform-gpu-run" --list | awk '$2 == "dot" {print $1}'); do
+    rc=0
+    "$fpc" probe --target "cuda:$k" --cases $probe_cases --plan-out "$tmp/$k" >"$tmp/$k.log" 2>&1 || rc=$?
+    # exit 4 = plan written (INCOMPLETE); anything else: no plan for this kernel, say why
+    if [[ $rc -ne 4 || ! -s $tmp/$k/round-1.plan ]]; then
+      echo "probe plans: $k: exit $rc, no round-1.plan: $(tail -1 "$tmp/$k.log")" >&2
+      rm -rf "${tmp:?}/$k"
+    else
+      "$stage/fpconform-gpu-run" --check "$tmp/$k/round-1.plan" | sed "s|^|probe $k: |"
+    fi
+    rm -f "$tmp/$k.log"
+  done
+  echo "cases $probe_cases" >"$tmp/ARGS"  # what the CPU side's --cases must be
+  # hex text compresses about tenfold; the run unpacks it (xz is needed for the results anyway)
+  tar -cf - -C "$tmp" . | xz -T0 -6 >"$stage/probe-plans.tar.xz"
+  rm -rf "$tmp"
+}
+
+bin="$stage" out="${OUT:-$root/out/gpu-check}" budget=420 probe_round="" probe_dir="$root/gpu-plans"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build) build; exit $? ;;
     --bin) bin=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --probe-round) probe_round=$2; shift 2 ;;
+    --plans) probe_dir=$2; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 runner="$bin/fpconform-gpu-run"
+[[ -z $probe_round || $probe_round =~ ^[0-9]+$ ]] || { echo "gpu-check.sh: --probe-round '$probe_round' is not a round number" >&2; exit 2; }
+if [[ -n $probe_round ]] && ! compgen -G "$probe_dir/*/round-$probe_round.plan" >/dev/null; then
+  echo "gpu-check.sh: no $probe_dir/<kernel>/round-$probe_round.plan (fpconform probe --plan-out writes them)" >&2; exit 2
+fi
 [[ -x "$runner" ]] || { echo "gpu-check.sh: $runner not found; run tools/gpu-check.sh --build on the CPU machine and carry build-gpu/stage" >&2; exit 2; }
 plans="$bin/plans"
 mkdir -p "$out"
@@ -58,7 +103,9 @@ start=$(date +%s)
 } >"$summary"
 : >"$log"
 status=0
-for plan in conversions scalar mma_sync wgmma gemm fprev; do
+plans_to_run="conversions scalar mma_sync wgmma gemm fprev"
+[[ -n $probe_round ]] && plans_to_run=""  # a later probe round only
+for plan in $plans_to_run; do
   elapsed=$(( $(date +%s) - start ))
   left=$(( budget - elapsed ))
   if (( left < 30 )); then
@@ -79,9 +126,36 @@ for plan in conversions scalar mma_sync wgmma gemm fprev; do
   # every job that did not come back ok, with its reason
   grep -E '^\[[0-9]+/[0-9]+\] ' "$work/$plan.log" | grep -v ' ok (' >>"$summary" || true
 done
+# The MMA feature probes: round 1 from probe-plans.tar.xz (--build) after the plans above, or
+# round N from --plans; one process per kernel, in the time that is left: results under
+# probe/<kernel>/.
+if [[ -z $probe_round && -f $bin/probe-plans.tar.xz ]]; then
+  probe_round=1 probe_dir="$work/probe-plans"
+  mkdir -p "$probe_dir" && xz -dc "$bin/probe-plans.tar.xz" | tar -xf - -C "$probe_dir"
+fi
+if [[ $status -ne 3 && -n $probe_round ]]; then
+  for p in "$probe_dir"/*/round-"$probe_round".plan; do
+    [[ -f $p ]] || continue
+    k=$(basename "$(dirname "$p")")
+    elapsed=$(( $(date +%s) - start ))
+    left=$(( budget - elapsed ))
+    if (( left < 30 )); then
+      echo "probe $k: skipped, time budget spent (${elapsed}s of ${budget}s)" | tee -a "$summary"
+      continue
+    fi
+    t0=$(date +%s)
+    timeout "$left" "$runner" --out "$work/probe/$k" "$p" >"$work/probe.$k.log" 2>&1
+    rc=$?
+    cat "$work/probe.$k.log" >>"$log"
+    line=$(grep '^summary:' "$work/probe.$k.log" | tail -1)
+    echo "probe $k: exit $rc, $(( $(date +%s) - t0 )) s, ${line:-no summary (timeout or crash)}" | tee -a "$summary"
+    if [[ $rc -eq 3 ]]; then tail -1 "$work/probe.$k.log" >>"$summary"; status=3; break; fi
+    (( rc != 0 )) && status=1
+  done
+fi
 # All results in one archive, split into 15 MiB parts when larger (the return limit is 8 files
 # of 16 MiB): summary.txt + run.log + at most 4 parts.
-if compgen -G "$work/*/*.res" >/dev/null; then
+if [[ -n $(find "$work" -name '*.res' -print -quit) ]]; then
   (cd "$work" && find . -name '*.res' | sort | tar -cf - -T -) | xz -T0 -6 >"$out/results.tar.xz"
   if (( $(stat -c %s "$out/results.tar.xz") > 15 * 1024 * 1024 )); then
     split -b 15M -d "$out/results.tar.xz" "$out/results.tar.xz.part" && rm "$out/results.tar.xz"

@@ -1,13 +1,21 @@
 // Writes result files as fpconform-gpu-run would, with outputs from emu's models, for the
 // gpu-analyze CLI test: agree.res (all agree), differ.res (one planted difference), mma.res
 // (a dot result), hopper.res (fp8 wgmma rows made with the hopper preset: judged hopper-wgmma),
-// custom.res (bf16 rows of a unit no preset models: the fit proposes one). usage: write_synthetic_results DIR
+// custom.res (bf16 rows of a unit no preset models: the fit proposes one). With FPREV_DIR: the
+// split-K kernel's FPRev rows made by ampere slices reduced pairwise (the kernel's documented tree)
+// in FPREV_DIR/pairwise/ and sequentially in FPREV_DIR/sequential/, each with expected.tree, the
+// tree expected_order gives for that model; FPREV_DIR/bad/ holds a result whose row is no FPRev row. usage: write_synthetic_results DIR [FPREV_DIR]
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "fpconform/gpu/analysis.hpp"
 #include "fpconform/gpu/result.hpp"
+#include "fpconform/characterize/order.hpp"
+#include "fpconform/fdpa_spec.hpp"
 #include "synthetic_dot.hpp"
+#include "synthetic_fprev.hpp"
 
 using namespace fpconform::gpu;
 
@@ -28,8 +36,8 @@ Result explicit_result(const char* job, const char* kernel, const std::vector<st
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: write_synthetic_results DIR\n");
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: write_synthetic_results DIR [FPREV_DIR]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -50,5 +58,23 @@ int main(int argc, char** argv) {
   write_result_file(testing::synthetic_dot_result("custom", "mma_m16n8k16_f32_bf16", 80,
                                                   "custom:base=ampere,frac_bits=20", 512, 512, 2, "window:4"),
                     dir + "/custom.res");
+  if (argc == 3) {
+    const fpconform::Format in = fpconform::parse_format("f16"), out = fpconform::parse_format("f32");
+    const fpconform::FdpaParams p = fpconform::parse_model("ampere", in, out);
+    for (auto reduction : {fpconform::SplitReduction::pairwise, fpconform::SplitReduction::sequential}) {
+      const std::string sub =
+          std::string(argv[2]) + (reduction == fpconform::SplitReduction::pairwise ? "/pairwise" : "/sequential");
+      std::filesystem::create_directories(sub);
+      fpconform::characterize::EmuTarget unit("emu:ampere", p, in, out, 4, reduction);
+      write_result_file(testing::fprev_result("splitk4_k128_f32_f16", 80, unit), sub + "/fprev.splitk4_k128_f32_f16.res");
+      std::ofstream(sub + "/expected.tree") << fpconform::characterize::expected_order(p, 128, 4, reduction).text() << "\n";
+    }
+    // FPREV_DIR/bad/: a row that is no FPRev row (a_0 of the all-units row made 1, beside units of 2^-14)
+    std::filesystem::create_directories(std::string(argv[2]) + "/bad");
+    fpconform::characterize::EmuTarget unit("emu:ampere", p, in, out);
+    Result bad = testing::fprev_result("mma_m16n8k16_f32_f16", 80, unit);
+    bad.blocks[0].data[0] = 0x3C00;
+    write_result_file(bad, std::string(argv[2]) + "/bad/fprev.mma_m16n8k16_f32_f16.res");
+  }
   return 0;
 }

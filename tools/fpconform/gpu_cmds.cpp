@@ -1,7 +1,8 @@
 // `fpconform gpu-analyze`: the CPU half of the GPU probes. Reads the result files that
 // fpconform-gpu-run wrote on a GPU machine (gpu_probes/PLAN.md), compares conversions and scalar
 // operations with emu, judges MMA results against the matrix-unit presets (passive fit where none
-// matches), and writes MMA rows for `fpconform fit --rows` and device profiles.
+// matches), recovers the summation trees of the FPRev results (fprev.<kernel>), and writes MMA
+// rows for `fpconform fit --rows`, device profiles and mma.md.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "commands.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/gpu/analysis.hpp"
+#include "fpconform/gpu/fprev_tree.hpp"
 #include "fpconform/gpu/mma_verdict.hpp"
 #include "fpconform/gpu/plan.hpp"
 #include "fpconform/gpu/result.hpp"
@@ -45,11 +47,18 @@ std::vector<std::string> result_files(const std::vector<std::string>& paths) {
   return files;
 }
 
+// Where a GPU's profiles and mma.md go: DEVICES/<gpu>/, else --out.
+template <class Opts>
+std::string device_dir(const std::string& device, const Opts& o) {
+  return !o.devices.empty() ? (fs::path(o.devices) / gpu::device_folder_name(device)).string() : o.out;
+}
+
 // Judges each kernel's dot results against the presets, prints the verdicts, and writes a device
-// profile per kernel plus mma.md per GPU (under DEVICES/<gpu>/, else under --out).
+// profile per kernel plus mma.md per GPU (with the FPRev summation trees of that GPU).
 template <class Opts>
 std::vector<gpu::MmaVerdict> judge_mma(
-    const std::map<std::pair<std::string, std::string>, std::vector<gpu::Result>>& by_kernel, const Opts& o) {
+    const std::map<std::pair<std::string, std::string>, std::vector<gpu::Result>>& by_kernel, const Opts& o,
+    const std::vector<gpu::FprevTree>& trees) {
   gpu::MmaOptions mo;
   mo.max_digest_chunks = o.digest_chunks;
   mo.fit = !o.no_fit;
@@ -64,11 +73,12 @@ std::vector<gpu::MmaVerdict> judge_mma(
       throw Error(key.second, e.what());
     }
     std::printf("%s", gpu::to_string(verdicts.back()).c_str());
-    const std::string dir = !o.devices.empty()
-                                ? (fs::path(o.devices) / gpu::device_folder_name(key.first)).string()
-                                : o.out;
+    const std::string dir = device_dir(key.first, o);
     if (!dir.empty()) by_dir[dir].push_back(verdicts.back());
   }
+  std::map<std::string, std::vector<gpu::FprevTree>> trees_by_dir;
+  for (const auto& t : trees)
+    if (const std::string dir = device_dir(t.device, o); !dir.empty()) trees_by_dir[dir].push_back(t);
   for (const auto& [dir, vs] : by_dir) {
     for (const auto& v : vs) {
       if (v.rows == 0 || v.presets.empty()) continue;
@@ -77,7 +87,9 @@ std::vector<gpu::MmaVerdict> judge_mma(
     }
     fs::create_directories(dir);
     const std::string md = (fs::path(dir) / "mma.md").string();
-    reports::write_file_atomically(md, gpu::mma_summary_markdown(vs), dir);
+    const auto& ts = trees_by_dir[dir];
+    reports::write_file_atomically(md, gpu::mma_summary_markdown(vs) + (ts.empty() ? "" : "\n" + gpu::fprev_markdown(ts)),
+                                   dir);
     std::printf("MMA summary written to %s\n", md.c_str());
   }
   return verdicts;
@@ -114,6 +126,7 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
     int agree = 0, differ = 0, not_run = 0, rows = 0;
     // by device and kernel: the results of one kernel on one GPU are judged together
     std::map<std::pair<std::string, std::string>, std::vector<gpu::Result>> dot_results;
+    std::vector<gpu::FprevTree> trees;  // fprev.<kernel> jobs: summation trees (also judged as rows)
     for (const auto& file : result_files(o->paths)) {
       gpu::Result r;
       try {
@@ -138,20 +151,36 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
           gpu::write_dot_rows(r, f);
           if (!f) throw Error(o->out, "cannot write rows for " + v.job);
         }
+        if (gpu::is_fprev_result(r)) {
+          try {
+            trees.push_back(gpu::fprev_tree(r));
+          } catch (const std::invalid_argument& e) {
+            throw Error(file, e.what());
+          }
+        }
         dot_results[{r.get("device"), v.kernel}].push_back(std::move(r));
         ++rows;
       } else if (v.agrees()) ++agree;
       else ++differ;
     }
-    const auto mma = judge_mma(dot_results, *o);
+    const auto mma = judge_mma(dot_results, *o, trees);
     for (const auto& v : mma) report += gpu::to_string(v);
+    int trees_match = 0, trees_missed = 0;
+    for (const auto& t : trees) {
+      const std::string text = gpu::to_string(t);
+      std::printf("%s", text.c_str());
+      report += text;
+      if (t.matches()) ++trees_match;
+      else if (!t.expected.empty()) ++trees_missed;  // no expected tree: recorded, not judged
+    }
     int mma_expected = 0, mma_other = 0, mma_none = 0;
     for (const auto& v : mma) (v.matches_expected() ? mma_expected : v.best_exact() ? mma_other : mma_none)++;
     const std::string summary =
         std::to_string(agree) + " agree with emu, " + std::to_string(differ) + " differ, " + std::to_string(rows) +
         " MMA results (" + std::to_string(mma.size()) + " kernels: " + std::to_string(mma_expected) +
         " match the expected preset, " + std::to_string(mma_other) + " another preset, " + std::to_string(mma_none) +
-        " no preset), " + std::to_string(not_run) + " not run";
+        " no preset), " + std::to_string(trees.size()) + " summation trees (" + std::to_string(trees_match) +
+        " as expected, " + std::to_string(trees_missed) + " differ), " + std::to_string(not_run) + " not run";
     std::printf("%s\n", summary.c_str());
     if (!o->out.empty()) {
       fs::create_directories(o->out);
@@ -159,10 +188,11 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
       f << report << summary << "\n";
       if (!f) throw Error(o->out, "cannot write verdicts.txt");
     }
-    // A kernel that a preset should model and does not is a finding: exit 1, like a conversion.
+    // A kernel that a preset should model and does not, or whose summation tree is not the
+    // expected model's, is a finding: exit 1, like a conversion.
     bool mma_missed = false;
     for (const auto& v : mma) mma_missed |= !v.expected.empty() && !v.matches_expected();
-    return differ || mma_missed ? 1 : 0;
+    return differ || mma_missed || trees_missed ? 1 : 0;
   }});
 }
 

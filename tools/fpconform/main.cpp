@@ -29,10 +29,19 @@ std::set<std::string> value_options(const CLI::App& sub) {
 
 // CLI11 2.1 reads "-5" into an unsigned option as 2^64 - 5; every unsigned option of every
 // command refuses negative numbers instead.
+// (CLI::NonNegativeNumber would say "not in range 0 to 1.797...e308".)
 void refuse_negative_unsigned(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& text) -> std::string {
+        const auto first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text[first] == '-')
+          return "'" + text + "' is negative; a count or size is expected";
+        return {};
+      },
+      "UINT");
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     for (CLI::Option* o : sub->get_options())
-      if (o->get_type_name() == "UINT") o->check(CLI::NonNegativeNumber);
+      if (o->get_type_name() == "UINT") o->check(non_negative);
 }
 
 }  // namespace

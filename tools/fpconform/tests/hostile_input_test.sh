@@ -226,6 +226,28 @@ c eval_once_binary             "operand a"            -                  -- eval
 c report_out_unwritable "/dev/null/report"              -                  -- report --out /dev/null/report
 c report_threads_text          "--threads"            -                  -- report --threads many
 c report_threads_negative      "--threads"            -                  -- report --threads -1
+# sweep (resumable conversion sweeps)
+c sweep_unknown_from           "--from"               -                  -- sweep --from nosuch --to e4m3
+c sweep_wide_source            "--from"               -                  -- sweep --from f64 --to e4m3
+c sweep_unknown_mode           "--modes"              -                  -- sweep --from f16 --to e4m3 --modes nosuch
+c sweep_inputs_negative        "--inputs"             -                  -- sweep --from f16 --to e4m3 --inputs -3
+c sweep_resume_nothing         "--resume"             -                  -- sweep --from f16 --to e4m3 --resume
+c sweep_checkpoint_binary      "rand.bin"             -                  -- sweep --from f16 --to e4m3 --checkpoint rand.bin --resume
+c sweep_checkpoint_empty       "empty.txt"            -                  -- sweep --from f16 --to e4m3 --checkpoint empty.txt --resume
+c sweep_threads_negative       "--threads"            -                  -- sweep --from f16 --to e4m3 --threads -1
+# bench
+c bench_option                 "--nosuch"             -                  -- bench --nosuch
+c bench_threads_negative       "--threads"            -                  -- bench --threads -2
+# gpu-analyze (result files of the GPU probes)
+c gpu_analyze_none             "results"              -                  -- gpu-analyze
+c gpu_analyze_binary           "rand.bin"             -                  -- gpu-analyze rand.bin
+c gpu_analyze_empty_file       "empty.txt"            -                  -- gpu-analyze empty.txt
+c gpu_analyze_empty_dir        "no .res files"        -                  -- gpu-analyze emptydir
+c gpu_analyze_missing          "missing.res"          -                  -- gpu-analyze missing.res
+# probe: cuda targets, offline rounds, journals
+c probe_cuda_unknown           "--target"             -                  -- probe --target cuda:nosuch
+c probe_cuda_results_binary    "rand.bin"             -                  -- probe --target cuda:mma_m16n8k16_f32_f16 --results rand.bin
+c probe_journal_binary         "rand.bin"             -                  -- probe --target emu:hopper --in e4m3 --out f32 --checkpoint rand.bin --resume
 # models, scale-rules
 c models_extra                 "bogus"                -                  -- models bogus
 c scale_rules_option           "--nosuch"             -                  -- scale-rules --nosuch
