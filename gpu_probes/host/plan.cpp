@@ -90,6 +90,15 @@ void check_job(const Job& job, const Parser& p) {
                std::string(k->in_format) + " operands is more than 2^32 cases; use input generated");
       break;
   }
+  // Keys of another input mode would be dropped when the plan is written back (and 'case' lines
+  // may come before 'input'), so a job that mixes modes is refused rather than half read.
+  if (job.input != InputMode::explicit_cases && !job.cases.empty())
+    p.fail("job '" + job.name + "' has case lines but input " + std::string(to_string(job.input)));
+  if (job.input != InputMode::generated &&
+      (job.count != 0 || job.seed != 0 || !(job.dist_a == Distribution{}) ||
+       !(job.dist_b == Distribution{}) || !(job.dist_c == Distribution{})))
+    p.fail("job '" + job.name + "' sets count, seed or dist_* but its input is " +
+           std::string(to_string(job.input)) + ", not generated");
   if (job.chunk_log2 < 6 || job.chunk_log2 > 26)
     p.fail("job '" + job.name + "': chunk_log2 must be within 6..26");
 }

@@ -89,6 +89,20 @@ TEST(GpuPlan, RefusalsNameFileAndLine) {
   EXPECT_NE(error_of(head + "job a/b\n").find("p.plan:2: job name 'a/b'"), std::string::npos);
 }
 
+// Found by fuzz_gpu_files: 'case' lines before 'input sweep' (or a count in an explicit job)
+// were accepted and then dropped by write_plan, so the plan did not read back the same.
+TEST(GpuPlan, KeysOfAnotherInputModeAreRefused) {
+  const std::string head = "fpconform-gpu-plan 1\njob a\nkernel cvt_f32_bf16_rn\n";
+  EXPECT_NE(error_of(head + "case 3f800000\ninput sweep\nend\n")
+                .find("p.plan:6: job 'a' has case lines but input sweep"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "input explicit\ncount 5\ncase 3f800000\nend\n")
+                .find("p.plan:7: job 'a' sets count, seed or dist_* but its input is explicit"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "input sweep\ndist_a uniform\nend\n").find("not generated"),
+            std::string::npos);
+}
+
 TEST(GpuPlan, MissingFileIsAFileError) {
   EXPECT_THROW(read_plan_file("/nonexistent/x.plan"), FileError);
 }
