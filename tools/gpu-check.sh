@@ -32,8 +32,22 @@ build() {
   bash gpu_probes/plans/write_check_plans.sh "$stage/fpconform-gpu-run" "$stage/plans"
   cp gpu_probes/plans/*.plan "$stage/plans/" 2>/dev/null || true
   probe_plans
+  stage_fpconform
   du -sh "$stage" "$stage"/* "$stage/plans"/*
   echo "staged: $stage (carry build-gpu/stage)"
+}
+
+# fpconform and the shared libraries a CUDA image lacks (MPFR, GMP, Google Benchmark; not
+# libstdc++: the GPU machine's own is newer), so that the probe engine's later rounds are planned
+# on the GPU machine itself, within the same call.
+stage_fpconform() {
+  local fpc=${FPCONFORM:-build-gpu/tools/fpconform/fpconform} lib
+  cp "$fpc" "$stage/fpconform"
+  mkdir -p "$stage/lib"
+  for lib in libmpfr.so.6 libgmp.so.10 libbenchmark.so.1debian; do
+    lib=$(ldd "$fpc" | awk -v l="$lib" '$1 == l {print $3}')
+    [[ -n $lib ]] && cp -L "$lib" "$stage/lib/"
+  done
 }
 
 # The MMA feature probes: `fpconform probe --target cuda:K --plan-out` for every dot kernel, with
@@ -82,6 +96,13 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 runner="$bin/fpconform-gpu-run"
+# The runner opens libcublasLt at run time; a CUDA image keeps it in the toolkit or in a Python
+# package, not always on the loader's path.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcublasLt\.so\.1[23]'; then
+  cublas=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /opt /usr/lib/python3*/ /usr/local/lib/python3*/ \
+             -name 'libcublasLt.so.1[23]*' 2>/dev/null | head -1)
+  [[ -n $cublas ]] && export LD_LIBRARY_PATH="$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 [[ -z $probe_round || $probe_round =~ ^[0-9]+$ ]] || { echo "gpu-check.sh: --probe-round '$probe_round' is not a round number" >&2; exit 2; }
 if [[ -n $probe_round ]] && ! compgen -G "$probe_dir/*/round-$probe_round.plan" >/dev/null; then
   echo "gpu-check.sh: no $probe_dir/<kernel>/round-$probe_round.plan (fpconform probe --plan-out writes them)" >&2; exit 2
@@ -153,10 +174,48 @@ if [[ $status -ne 3 && -n $probe_round ]]; then
     (( rc != 0 )) && status=1
   done
 fi
+# Later probe rounds on this machine, when the staged fpconform runs here: per kernel, the probe
+# engine continues from the results so far (exit 4: round-N.plan, run it; 0/1: characterized),
+# kernels in parallel, until every kernel is done or the budget is spent. The CPU side repeats the
+# same commands on the returned results (gpu_probes/README.md, "After the run").
+fpc="$bin/fpconform"
+if [[ $status -ne 3 && -x $fpc && -d $work/probe ]] && LD_LIBRARY_PATH="$bin/lib" "$fpc" --version >/dev/null 2>&1; then
+  cases=$(awk '$1 == "cases" {print $2}' "$probe_dir/ARGS" 2>/dev/null)
+  round=${probe_round:-1}
+  while :; do
+    round=$((round + 1))
+    (( budget - ($(date +%s) - start) < 40 )) && { echo "probe round $round: skipped, time budget spent" | tee -a "$summary"; break; }
+    rm -f "$work"/probe-cpu.*.rc
+    for d in "$work"/probe/*/; do k=$(basename "$d"); [[ -f $work/probe-done.$k ]] || echo "$k"; done | xargs -P "$(nproc)" -I{} sh -c \
+      'LD_LIBRARY_PATH="$1/lib" timeout 120 "$1/fpconform" probe --target cuda:{} --cases "$2" --plan-out "$3/{}" \
+         --results "$4/probe/{}" --out-dir "$4/profiles/{}" >"$4/probe-cpu.{}.log" 2>&1; echo "{} $?" >"$4/probe-cpu.{}.rc"' \
+      _ "$bin" "${cases:-500}" "$probe_dir" "$work"
+    pending=()
+    for f in "$work"/probe-cpu.*.rc; do
+      read -r k rc <"$f"
+      echo "probe $k: planning round $round: exit $rc, $(tail -1 "$work/probe-cpu.$k.log" | cut -c1-160)" >>"$log"
+      if [[ $rc -eq 4 && -f $probe_dir/$k/round-$round.plan ]]; then pending+=("$k"); else touch "$work/probe-done.$k"; fi
+    done
+    echo "probe round $round: ${#pending[@]} kernels still asking: ${pending[*]}" | tee -a "$summary"
+    (( ${#pending[@]} == 0 )) && break
+    for k in "${pending[@]}"; do
+      left=$(( budget - ($(date +%s) - start) ))
+      (( left < 20 )) && { echo "probe $k round $round: skipped, time budget spent" | tee -a "$summary"; continue; }
+      t0=$(date +%s)
+      timeout "$left" "$runner" --out "$work/probe/$k" "$probe_dir/$k/round-$round.plan" >"$work/probe.$k.log" 2>&1
+      rc=$?
+      cat "$work/probe.$k.log" >>"$log"
+      echo "probe $k round $round: exit $rc, $(( $(date +%s) - t0 )) s, $(grep '^summary:' "$work/probe.$k.log" | tail -1)" | tee -a "$summary"
+    done
+    (( round >= 8 )) && break
+  done
+  # the final verdict line of every kernel (the CPU side recomputes the profiles from the results)
+  for f in "$work"/probe-cpu.*.log; do [[ -f $f ]] && echo "probe $(basename "$f" .log | cut -d. -f2-): $(grep -E '^(reproduced|model|INCOMPLETE|fpconform:)' "$f" | tail -2 | tr '\n' ' ' | cut -c1-300)"; done >>"$summary"
+fi
 # All results in one archive, split into 15 MiB parts when larger (the return limit is 8 files
 # of 16 MiB): summary.txt + run.log + at most 4 parts.
 if [[ -n $(find "$work" -name '*.res' -print -quit) ]]; then
-  (cd "$work" && find . -name '*.res' | sort | tar -cf - -T -) | xz -T0 -6 >"$out/results.tar.xz"
+  (cd "$work" && find . -name '*.res' -o -name 'probe-cpu.*.log' | sort | tar -cf - -T -) | xz -T0 -6 >"$out/results.tar.xz"
   if (( $(stat -c %s "$out/results.tar.xz") > 15 * 1024 * 1024 )); then
     split -b 15M -d "$out/results.tar.xz" "$out/results.tar.xz.part" && rm "$out/results.tar.xz"
   fi
