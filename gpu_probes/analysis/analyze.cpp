@@ -185,8 +185,12 @@ std::string to_string(const Verdict& v) {
   s << v.job << " (" << v.kernel << "): ";
   if (v.status != "ok") return s.str() + v.status;
   if (v.checked == 0 && v.digest_chunks == 0) return s.str() + v.method;
-  s << (v.agrees() ? "agrees with emu" : "DIFFERS from emu") << " on " << (v.checked - v.mismatched) << "/" << v.checked
-    << " cases";
+  // the count that names the verdict: agreeing cases when it agrees, differing ones when not
+  if (v.agrees())
+    s << "agrees with emu on " << v.checked << "/" << v.checked << " cases";
+  else
+    s << "DIFFERS from emu on " << v.mismatched << " of " << v.checked << " cases (" << (v.checked - v.mismatched)
+      << " agree)";
   if (v.digest_chunks) s << ", " << (v.digest_chunks - v.digest_mismatched) << "/" << v.digest_chunks << " chunk digests";
   s << " [" << v.method << "]";
   for (const auto& m : v.examples) {

@@ -31,6 +31,18 @@ TEST(GpuAnalysis, ModelsGiveTheValuesTheDefinitionsFix) {
   // tf32 keeps 10 fraction bits: 0x3F801000 is a tie; rna goes away, rn to even
   EXPECT_EQ(expect_of("cvt_f32_tf32_rna", {0x3F801000}), 0x3F802000u);
   EXPECT_EQ(expect_of("cvt_f32_tf32_rn", {0x3F801000}), 0x3F800000u);
+  // rna's NaNs, as an H200 returned them (reports/devices/nvidia-h200, sweep.cvt_f32_tf32_rna*):
+  // truncated to the tf32 grid, low payloads becoming inf; .satfinite then one ulp down
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna", {0x7F801FFF}), 0x7F800000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna", {0x7FBFFFFF}), 0x7FBFE000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna", {0xFF800001}), 0xFF800000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna_satfinite", {0x7F801FFF}), 0x7F7FE000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna_satfinite", {0x7F802000}), 0x7F800000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna_satfinite", {0x7FC00000}), 0x7FBFE000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna_satfinite", {0xFFFFFFFF}), 0xFFFFC000u);
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rna_satfinite", {0x7F800000}), 0x7F7FE000u);  // inf: max finite
+  // rn and rz run on F2FP and give the canonical NaN
+  EXPECT_EQ(expect_of("cvt_f32_tf32_rn", {0x7F801FFF}), 0x7FFFE000u);
   // f16: 1 + 1 = 2 (0x4000); _sat clamps to [0, 1]
   EXPECT_EQ(expect_of("f16_hadd", {0x3C00, 0x3C00}), 0x4000u);
   EXPECT_EQ(expect_of("f16_hadd_sat", {0x3C00, 0x3C00}), 0x3C00u);
