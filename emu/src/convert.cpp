@@ -118,7 +118,7 @@ Rounded zero_result(bool negative, const Format& f, std::uint8_t flags) {
 
 Rounded overflow_result(bool negative, const Format& f, const Rounding& r, std::uint8_t flags) {
   flags |= Flags::overflow | Flags::inexact;
-  if (r.sat == Saturation::none && overflow_goes_to_infinity(r, negative)) {
+  if (r.sat == Saturation::infinite || (r.sat == Saturation::none && overflow_goes_to_infinity(r, negative))) {
     if (f.has_inf()) return pack(f.inf_code(false), negative, f, flags);
     if (f.has_nan()) return pack(f.nan_code(negative), false, f, flags);
   }

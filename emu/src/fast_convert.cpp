@@ -752,7 +752,7 @@ F32Params make_params(const Format& f, const Rounding& r) {
     const std::uint32_t maxf_code = p.maxf | sign;
     // overflow_result
     std::uint32_t ovf = maxf_code;
-    if (r.sat == Saturation::none && overflow_to_infinity(r.mode, ng)) {
+    if (r.sat == Saturation::infinite || (r.sat == Saturation::none && overflow_to_infinity(r.mode, ng))) {
       if (f.has_inf()) ovf = static_cast<std::uint32_t>(f.inf_code(false)) | sign;
       else if (f.has_nan()) ovf = static_cast<std::uint32_t>(f.nan_code(ng) & f.code_mask());
     }

@@ -278,7 +278,8 @@ std::uint64_t finish(const FdpaParams& p, const Format& out, const Step& s, Exac
     rz.mode = RoundingMode::rtz;
     total = decode(round_to_format(total, acc, rz).bits, acc);
   }
-  return round_to_format(total, out, r).bits;
+  const std::uint64_t bits = round_to_format(total, out, r).bits;
+  return p.underflow_zero_positive && bits == out.sign_mask() ? 0 : bits;
 }
 
 ExactValue value_of(i128 v, int unit) {

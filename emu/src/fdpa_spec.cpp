@@ -102,9 +102,14 @@ const std::vector<Field>& fields() {
        [](FdpaParams& p, std::string_view v, const std::string& w) {
          p.out_rounding.mode = parse_rounding_mode(v, w);
        }},
+      {"out_sat", [](const FdpaParams& p) { return std::string(to_string(p.out_rounding.sat)); },
+       [](FdpaParams& p, std::string_view v, const std::string& w) {
+         p.out_rounding.sat = parse_saturation(v, w);
+       }},
       BOOL_FIELD("flush_inputs", flush_subnormal_inputs),
       BOOL_FIELD("flush_inputs_positive", flushed_inputs_positive),
       BOOL_FIELD("flush_outputs", flush_subnormal_outputs),
+      BOOL_FIELD("underflow_zero_positive", underflow_zero_positive),
       INT_FIELD("interleave", interleave),
       ALIGN_FIELD("group_align", group_align),
       INT_FIELD("late_sum_frac_bits", late_sum_frac_bits),

@@ -152,6 +152,8 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
     for (int j = 0; j < b.cols; ++j) {
       std::uint64_t start = c ? c->at(i, j) : 0;
       if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
+      const std::uint64_t epilogue_c = start;
+      if (o.c_in_epilogue) start = 0;
       std::uint64_t value;
       if (o.split_k == 1) {
         value = element(o, pr, a, b, i, j, 0, k, start);
@@ -176,6 +178,7 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
           value = ieee(Op::add, acc_format, start, parts[0]);
         }
       }
+      if (o.c_in_epilogue && c) value = ieee(Op::add, acc_format, value, epilogue_c);
       d.codes[static_cast<std::size_t>(i) * b.cols + j] =
           convert(value, acc_format, o.out, o.out_rounding).bits;
     }

@@ -42,6 +42,18 @@ constexpr FdpaParams nv(int block, int frac_bits, int zero_exp, int acc_frac_bit
   return p;
 }
 
+// Two output rules measured on an H200 (reports/devices/nvidia-h200). Hopper's units truncate
+// into f32 yet overflow to infinity: every bf16 and tf32 row (mma.sync and wgmma) whose exact sum
+// passes f32's range came back +-inf, not the +-max finite that RZ gives (116,037 + 86,609 rows
+// per instruction). A nonzero sum that rounds to zero is +0, whatever its sign: 52 rows of each
+// f16 -> f16 instruction, 4 of fp8 mma.sync into f16, 5 bf16 and 7 tf32 rows into f32.
+constexpr FdpaParams hopper_unit(int block, int frac_bits, int zero_exp, int acc_frac_bits = -1) {
+  FdpaParams p = nv(block, frac_bits, zero_exp, acc_frac_bits);
+  p.out_rounding.sat = Saturation::infinite;
+  p.underflow_zero_positive = true;
+  return p;
+}
+
 // Hopper has no fp8 mma.sync in hardware (NVIDIA/cutlass#1986): for
 // mma.sync.m16n8k32.f16.e4m3.e4m3.f16 on sm_90, ptxas (CUDA 13.0) emits F2FP unpacks to f16,
 // HMMA.16816.F16 on the k with k % 4 in {0, 1} from C = +0, HMMA.16816.F16 on k % 4 in {2, 3}
@@ -50,7 +62,7 @@ constexpr FdpaParams nv(int block, int frac_bits, int zero_exp, int acc_frac_bit
 // with f16 output in suites/data/tensorcore-dumps (recorded with that mma.sync, per the
 // authors' mma_fp8_output_fp16.cu), which no published model reproduces.
 constexpr FdpaParams hopper_mma_fp8() {
-  FdpaParams p = nv(16, 25, -133);
+  FdpaParams p = hopper_unit(16, 25, -133);
   p.instr_k = 32;
   p.k_order = KOrder::pairs_mod4;
   p.c_last = true;
@@ -58,7 +70,7 @@ constexpr FdpaParams hopper_mma_fp8() {
 }
 constexpr std::string_view kHopperMmaFp8 =
     "fpconform: ptxas sm_90 SASS of fp8 mma.sync (2x HMMA.16816.F16 + HADD2); dumps H100 "
-    "E4M3/E5M2 fp16 out, 10,000 rows";
+    "E4M3/E5M2 fp16 out, 10,000 rows; H200 fp16 and fp32 out (reports/devices/nvidia-h200)";
 
 // A chain of IEEE fma in the output format (fp64 MMA, fp32 MFMA, fp32-sequential).
 constexpr FdpaParams sequential(std::string_view nan) {
@@ -149,26 +161,26 @@ constexpr MatrixUnitEntry kEntries[] = {
     {"ada", "e4m3", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958)"},
     {"ada", "e5m2", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator"},
     {"ada", "f64", sequential("nvidia"), R::f64, "[MS] nv_ptx/isa_mma.py (Ada has Ampere's f64 mma) + nv.py: fma chain"},
-    {"hopper", "f16", nv(16, 25, -133), R::nvidia, "[KM]; dumps H100 fp16 (fp32 and fp16 out)"},
-    {"hopper", "bf16", nv(16, 25, -133), R::nvidia, "[KM]; dumps H100 bf16"},
-    {"hopper", "tf32", nv(8, 25, -133), R::nvidia, "[KM]; dumps H100 tf32"},
-    {"hopper", "e4m3", nv(32, 13, -133, 13), R::nvidia, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)"},
-    {"hopper", "e5m2", nv(32, 13, -133, 13), R::nvidia, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)"},
+    {"hopper", "f16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 fp16 (fp32 and fp16 out)"},
+    {"hopper", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 bf16"},
+    {"hopper", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[KM]; dumps H100 tf32"},
+    {"hopper", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)"},
+    {"hopper", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)"},
     // wgmma: the whole k of the instruction in one block (k16 f16/bf16, k8 tf32, k32 fp8), F = 25
     // and the e8m13 fp8 accumulator ([MS] nv.py WGMMASim); the same rows as `hopper`.
-    {"hopper-wgmma", "f16", nv(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
-    {"hopper-wgmma", "bf16", nv(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
-    {"hopper-wgmma", "tf32", nv(8, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
-    {"hopper-wgmma", "e4m3", nv(32, 13, -133, 13), R::nvidia, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
-    {"hopper-wgmma", "e5m2", nv(32, 13, -133, 13), R::nvidia, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
+    {"hopper-wgmma", "f16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
+    {"hopper-wgmma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
+    {"hopper-wgmma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
+    {"hopper-wgmma", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
+    {"hopper-wgmma", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
     // mma.sync on sm_90: [MS] nv.py MMASim with arch Hopper: F = 25, the instruction's k fused
     // in one block (no split, unlike Ampere/Ada); MMA-Sim lists f16/bf16 (m16n8k16), tf32
     // (m16n8k8) and f64, no fp8 mma.sync for Hopper. zero_exp -133 as [KM]'s H100 model.
-    {"hopper-mma", "f16", nv(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
-    {"hopper-mma", "bf16", nv(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
-    {"hopper-mma", "tf32", nv(8, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k8 unsplit), [KM] H100 zero exponent"},
-    {"hopper-mma", "e4m3", hopper_mma_fp8(), R::f16, kHopperMmaFp8},
-    {"hopper-mma", "e5m2", hopper_mma_fp8(), R::f16, kHopperMmaFp8},
+    {"hopper-mma", "f16", hopper_unit(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k8 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "e4m3", hopper_mma_fp8(), R::nvidia, kHopperMmaFp8},
+    {"hopper-mma", "e5m2", hopper_mma_fp8(), R::nvidia, kHopperMmaFp8},
     {"hopper-mma", "f64", sequential("nvidia"), R::f64, "[MS] nv.py + nv_ptx/isa_mma.py (sm_90 f64 mma = fma chain)"},
     {"blackwell", "f16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
     {"blackwell", "bf16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
@@ -286,6 +298,9 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
                        inputs_of(preset) + ")");
   FdpaParams p = found->params;
   switch (found->output) {
+    case OutputRule::hopper_fp8:
+      if (out.name == "f16") p.acc_frac_bits = -1;
+      [[fallthrough]];
     case OutputRule::nvidia:
       if (out.name == "f32") {
         p.out_rounding.mode = RoundingMode::rtz;
@@ -307,12 +322,6 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
       break;
     }
     case OutputRule::any: break;
-    case OutputRule::f16:
-      if (out.name != "f16")
-        throw Error(w, "preset " + name + " writes f16 results for " + in.name + " inputs, not " +
-                           out.name + " (no recorded data for other outputs)");
-      p.out_rounding.mode = RoundingMode::rne;
-      break;
   }
   if ((p.structure == FdpaStructure::pairwise || p.structure == FdpaStructure::sequential) &&
       !holds_exactly(in, out))

@@ -55,6 +55,7 @@ std::string_view to_string(Saturation s) {
     case Saturation::none: return "none";
     case Saturation::finite: return "finite";
     case Saturation::propagate: return "propagate";
+    case Saturation::infinite: return "infinite";
   }
   return "?";
 }
@@ -72,8 +73,9 @@ Saturation parse_saturation(std::string_view text, std::string_view what) {
   if (t == "none" || t == "nosat" || t == "satnone") return Saturation::none;
   if (t == "finite" || t == "satfinite") return Saturation::finite;
   if (t == "propagate" || t == "satpropagate") return Saturation::propagate;
+  if (t == "infinite" || t == "inf") return Saturation::infinite;
   throw Error(std::string(what),
-              "unknown saturation '" + std::string(text) + "' (none, finite, propagate)");
+              "unknown saturation '" + std::string(text) + "' (none, finite, propagate, infinite)");
 }
 
 std::string Flags::to_string() const {

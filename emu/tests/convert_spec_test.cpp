@@ -58,6 +58,10 @@ TEST(ConvertSpec, E5m2IsIeeeLike) {
   EXPECT_EQ(from_f32(61440.f, "e5m2", sat(Saturation::finite)).bits, 0x7Bu);
   EXPECT_EQ(from_f32(INFINITY, "e5m2", sat(Saturation::propagate)).bits, 0x7Cu);
   EXPECT_EQ(from_f32(1e9f, "e5m2", sat(Saturation::propagate)).bits, 0x7Bu);
+  // infinite: overflow is inf in every direction (NVIDIA's truncating tensor-core output)
+  EXPECT_EQ(from_f32(1e9f, "e5m2", sat(Saturation::infinite, RoundingMode::rtz)).bits, 0x7Cu);
+  EXPECT_EQ(from_f32(-1e9f, "e5m2", sat(Saturation::infinite, RoundingMode::up)).bits, 0xFCu);
+  EXPECT_EQ(from_f32(57345.f, "e5m2", sat(Saturation::infinite, RoundingMode::rtz)).bits, 0x7Bu);  // no overflow
   EXPECT_EQ(from_f32(0x1p-16f, "e5m2").bits, 0x01u);
   EXPECT_EQ(from_f32(0x1p-17f, "e5m2").bits, 0x00u);           // tie to even: 0
   EXPECT_EQ(from_f32(0x1.8p-17f, "e5m2").bits, 0x01u);

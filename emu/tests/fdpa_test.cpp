@@ -463,10 +463,9 @@ TEST(FdpaPresets, RowsAndRefusals) {
   EXPECT_EQ(find_matrix_unit("cdna1", parse_format("f32"), f32f).structure, FdpaStructure::sequential);
   EXPECT_EQ(find_matrix_unit("exact", parse_format("e2m1"), parse_format("bf16")).block, 0);
   // Refusals: AMD writes f32 (f64 for f64); OCP fp8 is not a CDNA3 input (MI300 uses FNUZ);
-  // hopper-mma has no fp8; fp64 rows want f64 out; unknown names.
+  // fp64 rows want f64 out; unknown names.
   EXPECT_THROW(find_matrix_unit("cdna3", f16, f16), Error);
   EXPECT_THROW(find_matrix_unit("cdna3", parse_format("e4m3"), f32f), Error);
-  EXPECT_THROW(find_matrix_unit("hopper-mma", parse_format("e4m3"), f32f), Error);
   EXPECT_THROW(find_matrix_unit("ampere", f64f, f32f), Error);
   EXPECT_THROW(find_matrix_unit("fp32-sequential", f64f, f32f), Error);
   EXPECT_THROW(find_matrix_unit("cdna4", f16, f32f), Error);

@@ -57,6 +57,23 @@ TEST(Gemm, SplitKAndScales) {
   EXPECT_EQ(gemm(fx.o, fx.a, fx.b, &c).codes[0], 0x44008000u);
 }
 
+// C in the epilogue (cuBLASLt): with B all 2^-6 the products sum exactly to 4.0 from zero
+// (every block E <= 0), and 4 + 256 = 260 in fp32. C = 256 as the initial accumulator instead
+// aligns every block to E = 8, where the 2^-6 products truncate away: 256.
+TEST(Gemm, CInTheEpilogue) {
+  Fixture fx;
+  fx.b.codes[0] = 0x08;
+  const Matrix c{1, 1, parse_format("f32"), {0x43800000}};
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b, &c).codes[0], 0x43800000u);  // 256
+  fx.o.c_in_epilogue = true;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b, &c).codes[0], 0x43820000u);  // 260
+  // with promotion every 128 the same: two partials of 2.0, then + 256
+  fx.o.promote_every = 128;
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b, &c).codes[0], 0x43820000u);
+  // no C given: the epilogue adds nothing
+  EXPECT_EQ(gemm(fx.o, fx.a, fx.b).codes[0], 0x40800000u);  // 4
+}
+
 // Walking K backwards: the seven blocks of small products come first and add up exactly
 // (E <= 1), 224 * 2^-6 = 3.5; the last block holds 256, aligns to E = 8 and truncates its 31
 // small products, keeping C = 3.5: 259.5.

@@ -29,7 +29,8 @@ const PresetAgreement* find(const MmaVerdict& v, const std::string& preset) {
 
 std::string verdict_sentence(const MmaVerdict& v) {
   std::ostringstream s;
-  const std::string on = v.kernel + " (" + v.in.name + " -> " + v.out.name + ") on " + v.device + " (cc " + v.cc + ")";
+  const std::string on = v.kernel + " (" + v.in.name + " -> " + v.out.name + ") on " + v.device + " (cc " + v.cc + ")" +
+                         (v.composition.empty() ? "" : ", each preset's unit composed as the kernel is (" + v.composition + ")");
   if (v.rows == 0) return on + ": no raw rows to compare";
   if (v.presets.empty()) return on + ": no preset models " + v.in.name + " -> " + v.out.name;
   const std::string digests = v.digest_chunks ? ", " + frac(v.digest_chunks - v.digest_mismatched, v.digest_chunks) +
@@ -108,6 +109,11 @@ characterize::Characterization mma_characterization(const MmaVerdict& v) {
                v.device;
     c.evidence.push_back(std::move(e));
   }
+  if (!v.composition.empty())
+    c.evidence.push_back({"composition", v.composition,
+                          "how the kernel uses the unit over k (cuda_kernel_composition): every preset above "
+                          "was run so composed, and the model is the unit inside it",
+                          {}});
   if (v.digest_chunks) {
     c.evidence.push_back({"digests", frac(v.digest_chunks - v.digest_mismatched, v.digest_chunks) + " chunks agree",
                           "chunk digests of generated cases beyond the raw rows, recomputed with " + v.best, {}});
@@ -134,7 +140,7 @@ std::string mma_summary_markdown(std::span<const MmaVerdict> verdicts) {
                                 : v.fit_agreed == v.rows && !v.fit_spec.empty() ? "fit: `" + v.fit_spec + "`"
                                                                                   : "no model";
     md << "| " << v.kernel << " | " << v.in.name << " -> " << v.out.name << " | " << v.rows << " | "
-       << (v.expected.empty() ? "-" : join(v.expected, ", ")) << " | " << (v.best.empty() ? "-" : v.best) << " | "
+       << (v.expected.empty() ? "-" : join(v.expected, ", ")) << " | " << (v.best.empty() ? "-" : v.best + (v.composition.empty() ? "" : " (" + v.composition + ")")) << " | "
        << frac(v.best_agreed, v.rows) << " | " << verdict << " |\n";
   }
   md << "\n";

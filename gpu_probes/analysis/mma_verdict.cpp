@@ -13,6 +13,7 @@
 #include "fpconform/gpu/cases.hpp"
 #include "fpconform/gpu/mma_verdict.hpp"
 #include "fpconform/gpu/splitmix.hpp"
+#include "fpconform/gemm.hpp"
 #include "fpconform/matrix_presets.hpp"
 
 namespace fpconform::gpu {
@@ -61,6 +62,39 @@ std::uint64_t run_one(const FdpaKernel& kernel, const characterize::DotCase& c, 
   }
 }
 
+// A preset's unit as the kernel uses it: the unit itself (FdpaKernel's fast paths), or composed
+// over k as cuda_kernel_composition says (gemm: split-K slices, promotion, C in the epilogue).
+class KernelModel {
+ public:
+  KernelModel(const FdpaParams& p, const Format& in, const Format& out, const characterize::KernelComposition& comp)
+      : kernel_(p, in, out), composed_(comp.composed()), in_(in), out_(out) {
+    gemm_.unit = p;
+    gemm_.acc = out;
+    gemm_.out = out;
+    gemm_.split_k = comp.split_k;
+    gemm_.reduction = SplitReduction::pairwise;
+    gemm_.promote_every = comp.promote_every;
+    gemm_.c_in_epilogue = comp.c_in_epilogue;
+  }
+  std::uint64_t run(const characterize::DotCase& c, bool* failed) const {
+    if (!composed_) return run_one(kernel_, c, failed);
+    try {
+      const int k = static_cast<int>(c.a.size());
+      const Matrix a{1, k, in_, c.a}, b{k, 1, in_, c.b}, cm{1, 1, out_, {c.c}};
+      return gemm(gemm_, a, b, &cm).codes[0];
+    } catch (const Error&) {
+      *failed = true;
+      return 0;
+    }
+  }
+
+ private:
+  FdpaKernel kernel_;
+  bool composed_;
+  Format in_, out_;
+  GemmOptions gemm_;
+};
+
 const KernelInfo& dot_kernel(const Result& r) {
   const KernelInfo* k = find_kernel(r.get("kernel"));
   if (!k || k->kind != KernelKind::dot) throw std::invalid_argument(r.get("job") + ": not a dot result");
@@ -107,6 +141,8 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
     throw std::invalid_argument(results[0].get("job") + ": header cc '" + v.cc + "' is not a number");
   }
   v.expected = expected_presets(k, cc);
+  const auto composition = characterize::cuda_kernel_composition(k);
+  v.composition = composition.text();
   std::vector<characterize::DotCase> rows;
   for (const auto& r : results) {
     if (r.get("kernel") != v.kernel) throw std::invalid_argument(r.get("job") + ": kernel differs from " + v.kernel);
@@ -130,10 +166,10 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
     PresetAgreement a{std::string(name), model_spec(p), "", expected, 0};
     for (std::size_t i = 0; i < params.size() && a.same_as.empty(); ++i)  // the first such preset
       if (same_params(params[i], p)) a.same_as = v.presets[i].same_as.empty() ? v.presets[i].preset : v.presets[i].same_as;
-    const FdpaKernel kernel(p, v.in, v.out);
+    const KernelModel kernel(p, v.in, v.out, composition);
     for (const auto& c : rows) {
       bool failed = false;
-      const auto d = run_one(kernel, c, &failed);
+      const auto d = kernel.run(c, &failed);
       a.agreed += !failed && d == c.d;
     }
     v.presets.push_back(a);
@@ -150,11 +186,11 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
   }
   v.best = v.presets[best].preset;
   v.best_agreed = v.presets[best].agreed;
-  const FdpaKernel best_kernel(params[best], v.in, v.out);
+  const KernelModel best_kernel(params[best], v.in, v.out, composition);
   std::vector<std::size_t> failing;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     bool failed = false;
-    if (run_one(best_kernel, rows[i], &failed) != rows[i].d || failed) {
+    if (best_kernel.run(rows[i], &failed) != rows[i].d || failed) {
       failing.push_back(i);
       if (v.counterexamples.size() < 8) v.counterexamples.push_back(rows[i]);
     }
@@ -172,7 +208,7 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
       std::uint64_t sum = 0;
       for (std::uint64_t i = ch * chunk; i < std::min<std::uint64_t>(cases.size(), (ch + 1) * chunk); ++i) {
         bool failed = false;
-        sum += digest_term(i, run_one(best_kernel, cases[i], &failed));
+        sum += digest_term(i, best_kernel.run(cases[i], &failed));
       }
       ++v.digest_chunks;
       v.digest_mismatched += sum != dig->data[ch];
@@ -180,7 +216,8 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
   }
 
   // The passive fit, on the failing rows first (they carry the information), then the others.
-  if (o.fit && !failing.empty()) {
+  // Not for composed kernels: the fit's family is one unit chained over k.
+  if (o.fit && !failing.empty() && !composition.composed()) {
     std::vector<characterize::DotCase> given;
     for (std::size_t i : failing)
       if (given.size() < o.fit_rows / 2) given.push_back(rows[i]);

@@ -3,6 +3,7 @@
 // and the fit finds a model that reproduces every row).
 #include <gtest/gtest.h>
 
+#include "fpconform/characterize/cuda_target.hpp"
 #include "fpconform/gpu/mma_verdict.hpp"
 #include "synthetic_dot.hpp"
 
@@ -31,8 +32,18 @@ TEST(ExpectedPresets, FollowInstructionAndComputeCapability) {
   EXPECT_EQ(expected_presets(mma, 90), std::vector<std::string>{"hopper-mma"});
   EXPECT_EQ(expected_presets(mma, 120), std::vector<std::string>{"rtx-blackwell"});
   EXPECT_EQ(expected_presets(*find_kernel("wgmma_m64n8k32_f32_e4m3"), 90), std::vector<std::string>{"hopper-wgmma"});
-  EXPECT_TRUE(expected_presets(*find_kernel("splitk4_k128_f32_f16"), 90).empty());
-  EXPECT_TRUE(expected_presets(*find_kernel("cublaslt_e4m3_k512_f32_promoted"), 90).empty());
+  // composed kernels: the unit they are built of, composed as cuda_kernel_composition says
+  EXPECT_EQ(expected_presets(*find_kernel("splitk4_k128_f32_f16"), 90), std::vector<std::string>{"hopper-mma"});
+  EXPECT_EQ(expected_presets(*find_kernel("cublaslt_e4m3_k512_f32_promoted"), 90), std::vector<std::string>{"hopper"});
+  EXPECT_TRUE(expected_presets(*find_kernel("cublaslt_e4m3_k512_f32_promoted"), 80).empty());
+  const auto split = characterize::cuda_kernel_composition(*find_kernel("splitk4_k128_f32_f16"));
+  EXPECT_EQ(split.split_k, 4);
+  EXPECT_FALSE(split.c_in_epilogue);
+  const auto fast = characterize::cuda_kernel_composition(*find_kernel("cublaslt_e4m3_k512_f32_fast_accum"));
+  EXPECT_TRUE(fast.c_in_epilogue);
+  EXPECT_EQ(fast.promote_every, 0);
+  EXPECT_EQ(characterize::cuda_kernel_composition(*find_kernel("cublaslt_e4m3_k512_f32_promoted")).promote_every, 128);
+  EXPECT_FALSE(characterize::cuda_kernel_composition(mma).composed());
 }
 
 TEST(MmaVerdict, HopperRowsAreHopperNotAmpere) {
@@ -71,7 +82,8 @@ TEST(MmaVerdict, Fp8MmaSyncWithF16OutputOnHopperIsHopperMma) {
   const auto v = mma_verdict(std::span(&r, 1));
   EXPECT_TRUE(v.matches_expected()) << to_string(v);
   EXPECT_EQ(v.best, "hopper-mma");
-  EXPECT_FALSE(has_preset(v, "hopper"));  // its e8m13 accumulator has no f16-output model
+  // the wgmma unit into f16 (L = 32, F = 13, no cut) is another summation: not this one
+  EXPECT_LT(preset(v, "hopper").agreed, v.rows);
   EXPECT_LT(preset(v, "blackwell").agreed, v.rows);
 }
 

@@ -95,6 +95,8 @@ struct FdpaParams {
   bool flushed_inputs_positive = false;  // ... as +0, -0 included (MMA-Sim's CDNA2), not a
                                          // zero of their sign
   bool flush_subnormal_outputs = false;  // fused/exact: FTZ of the result; pairwise: see above
+  bool underflow_zero_positive = false;  // fused/exact: a nonzero result that rounds to zero is
+                                         // +0, not a zero of its sign (Hopper: an H200)
 
   // fused: interleaved groups (AMD CDNA3 fp8: 2)
   int interleave = 1;

@@ -43,6 +43,10 @@ struct GemmOptions {
   int split_k = 1;    // K cut into this many equal slices, each computed from zero, then reduced
   SplitReduction reduction = SplitReduction::sequential;
   bool reverse_k = false;  // walk K from the last product to the first
+  // C added once after all products (a library's epilogue, D = acc + C: one IEEE RNE addition in
+  // the accumulator format, f32 under promotion) instead of starting the accumulator. cuBLASLt's
+  // FP8 GEMMs on an H200 do this, with fast accumulation and with promotion.
+  bool c_in_epilogue = false;
   // Block scales inside the unit (MX / NVFP4 MMAs, unit.scale_block > 0): codes of
   // `block_scale_format`, M x ceil(K / scale_block) for A and ceil(K / scale_block) x N for B.
   // Empty: no block scales (the unit runs with scales of 1).

@@ -18,7 +18,8 @@ enum class OutputRule : std::uint8_t {
   f32,     // f32 only, rounded as the entry's params say (AMD MFMA f32 destinations)
   f64,     // f64 only (fp64 MMA / MFMA)
   any,     // any output format, rounded as the entry's params say (exact)
-  f16,     // f16 only, RNE (Hopper's emulated fp8 mma.sync with an f16 accumulator)
+  hopper_fp8,  // as nvidia, but into f16 the 13-bit accumulator cut is gone (wgmma fp8 -> f16
+               // on an H200: L = 32, F = 13, RNE; reports/devices/nvidia-h200)
 };
 
 struct MatrixUnitEntry {

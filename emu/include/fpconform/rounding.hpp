@@ -29,6 +29,8 @@ enum class Saturation : std::uint8_t {
               // without infinities NaN (NVIDIA NOSAT), and max finite if it has no NaN either
   finite,     // every overflow, infinite inputs included, goes to +-max finite (SATFINITE)
   propagate,  // finite overflow goes to +-max finite; infinities stay infinite where possible
+  infinite,   // every overflow is +-inf, whatever the direction: NVIDIA tensor cores truncate
+              // (rtz) yet overflow to infinity (seen on an H200; reports/devices/nvidia-h200)
 };
 
 enum class Tininess : std::uint8_t { before_rounding, after_rounding };
@@ -64,7 +66,7 @@ std::string_view to_string(RoundingMode m);
 std::string_view to_string(Saturation s);
 // Parse names as the CLI spells them; throw Error naming `what`.
 // Rounding: rne|rna|rtz|up|down|odd|sr-a|sr-b|sr-c|sr (and nearest_even, nearest_away,
-// minMag, min, max, toward_zero, ...). Saturation: none|finite|propagate (and satfinite, nosat).
+// minMag, min, max, toward_zero, ...). Saturation: none|finite|propagate|infinite (and satfinite, nosat).
 RoundingMode parse_rounding_mode(std::string_view text, std::string_view what = "--round");
 Saturation parse_saturation(std::string_view text, std::string_view what = "--sat");
 

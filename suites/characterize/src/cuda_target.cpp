@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 std::vector<std::string> cuda_expected_presets(const gpu::KernelInfo& k, int cc) {
   const std::string_view ptx = k.ptx;
   const auto starts = [&](std::string_view p) { return ptx.substr(0, p.size()) == p; };
-  if (starts("mma.sync")) {
+  if (starts("mma.sync") || k.name.substr(0, 6) == "splitk") {
     if (cc >= 80 && cc < 89) return {"ampere"};
     if (cc == 89) return {"ada"};
     if (cc >= 90 && cc < 100) return {"hopper-mma"};
@@ -28,13 +28,33 @@ std::vector<std::string> cuda_expected_presets(const gpu::KernelInfo& k, int cc)
     return {};
   }
   if (starts("wgmma")) return cc >= 90 && cc < 100 ? std::vector<std::string>{"hopper-wgmma"} : std::vector<std::string>{};
-  // cuBLASLt fast accumulation: one fused accumulator chained over all k (DeepSeek-V3's finding);
-  // with promotion the partial sums go to f32 every few blocks, which no preset models.
-  if (k.name.find("fast_accum") != std::string_view::npos) {
+  if (k.name.substr(0, 8) == "cublaslt") {
     if (cc == 89) return {"ada"};
     if (cc >= 90 && cc < 100) return {"hopper"};
   }
   return {};
+}
+
+KernelComposition cuda_kernel_composition(const gpu::KernelInfo& k) {
+  KernelComposition c;
+  const std::string_view name = k.name;
+  if (name.substr(0, 6) == "splitk") {
+    c.split_k = std::stoi(std::string(name.substr(6)));  // splitk<S>_k<K>_...
+  } else if (name.substr(0, 8) == "cublaslt") {
+    c.c_in_epilogue = true;
+    // fast accumulation: one chain over all of k; else promotion every 128 products
+    if (name.find("fast_accum") == std::string_view::npos) c.promote_every = 128;
+  }
+  return c;
+}
+
+std::string KernelComposition::text() const {
+  std::string t;
+  const auto add = [&](const std::string& s) { t += (t.empty() ? "" : ", ") + s; };
+  if (split_k > 1) add("split-k=" + std::to_string(split_k) + " pairwise, C last");
+  if (promote_every > 0) add("promotion to f32 every " + std::to_string(promote_every));
+  if (c_in_epilogue) add("C in the epilogue");
+  return t;
 }
 
 namespace {

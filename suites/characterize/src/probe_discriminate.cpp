@@ -103,6 +103,16 @@ std::vector<DotCase> crafted_cases(Prober& p, const std::string& probe, const Fd
                  {1, cr.prod(cr.coin(), cr.sig(cr.uniform(1, P)), mb - Po + cr.uniform(-2, 1))}},
              cr.zero());
     }
+    // The output's edges, where the inputs reach them: one product beyond the largest output
+    // (overflow: inf, or max finite under RZ), and one below half the smallest (a zero: of the
+    // product's sign, or +0), both signs.
+    for (int r = 0; r < 16 && high > out.emax(); ++r)
+      cr.add(1, {{0, cr.prod(r % 2, cr.sig(cr.uniform(1, P)), cr.uniform(out.emax() + 1, std::min(high, out.emax() + 8)))}},
+             cr.zero());
+    const int tiny = out.emin() - out.man_bits - 2;  // leads below half the smallest subnormal
+    for (int r = 0; r < 16 && low <= tiny; ++r)
+      cr.add(1, {{0, cr.prod(r % 2, cr.sig(cr.uniform(1, P)), cr.uniform(std::max(low, tiny - 8), tiny))}},
+             cr.zero());
   } else if (probe == "acc_frac_bits") {
     for (int r = 0; r < 48; ++r) {
       const int e = std::clamp(e0 + cr.uniform(-4, 4), low, high);

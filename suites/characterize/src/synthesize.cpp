@@ -85,6 +85,19 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
     for (RoundingMode m : {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up, RoundingMode::down,
                            RoundingMode::rna, RoundingMode::odd})
       add(v, "out_round = " + std::string(to_string(m)), [m](FdpaParams& p) { p.out_rounding.mode = m; });
+    // The output's edges go with its rounding: overflow to inf whatever the direction, and +0
+    // for nonzero sums that round to zero (Hopper: out_sat = infinite, underflow_zero_positive).
+    for (RoundingMode m : {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up, RoundingMode::down,
+                           RoundingMode::rna, RoundingMode::odd})
+      for (Saturation s : {Saturation::none, Saturation::infinite})
+        for (bool z : {false, true}) {
+          if (s == Saturation::none && !z) continue;  // the plain moves above
+          add(v, "out_round = " + std::string(to_string(m)) + ", out_sat = " + std::string(to_string(s)) +
+                     ", underflow_zero_positive = " + (z ? "1" : "0"),
+              [m, s, z](FdpaParams& p) {
+                p.out_rounding.mode = m, p.out_rounding.sat = s, p.underflow_zero_positive = z;
+              });
+        }
   } else if (name == "flush") {
     for (int f = 0; f < 8; ++f) {
       const bool fin = f & 1, pos = f & 2, fout = f & 4;

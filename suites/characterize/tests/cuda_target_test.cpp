@@ -76,8 +76,10 @@ TEST(CudaTarget, StandInIsTheExpectedPreset) {
   o.plan_out = scratch("standin").string();
   EXPECT_EQ(CudaTarget("cuda:mma_m16n8k16_f32_f16", o, nullptr, nullptr, "t").stand_in(), "hopper-mma");
   EXPECT_EQ(CudaTarget("cuda:wgmma_m64n8k32_f32_e4m3", o, nullptr, nullptr, "t").stand_in(), "hopper-wgmma");
-  // fp8 mma.sync with f32 output on sm_90: hopper-mma has no model, the fused hopper preset stands in
-  EXPECT_EQ(CudaTarget("cuda:mma_m16n8k32_f32_e4m3", o, nullptr, nullptr, "t").stand_in(), "hopper");
+  // fp8 mma.sync with f32 output on sm_90: hopper-mma's emulated fp8 (reproduces an H200's rows)
+  EXPECT_EQ(CudaTarget("cuda:mma_m16n8k32_f32_e4m3", o, nullptr, nullptr, "t").stand_in(), "hopper-mma");
+  // wgmma fp8 into f16: hopper-wgmma without the accumulator cut (an H200's rows)
+  EXPECT_EQ(CudaTarget("cuda:wgmma_m64n8k32_f16_e4m3", o, nullptr, nullptr, "t").stand_in(), "hopper-wgmma");
   o.cc = 80;
   EXPECT_EQ(CudaTarget("cuda:mma_m16n8k16_f32_f16", o, nullptr, nullptr, "t").stand_in(), "ampere");
   fs::remove_all(o.plan_out);

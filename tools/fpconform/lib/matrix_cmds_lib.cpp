@@ -24,7 +24,7 @@ std::string_view rule_name(OutputRule r) {
     case OutputRule::f32: return "f32";
     case OutputRule::f64: return "f64";
     case OutputRule::any: return "any";
-    case OutputRule::f16: return "f16 (RNE)";
+    case OutputRule::hopper_fp8: return "f32 (RZ), f16 (RNE, no accumulator cut)";
   }
   return "?";
 }

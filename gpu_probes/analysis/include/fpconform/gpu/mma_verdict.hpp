@@ -54,6 +54,7 @@ struct MmaVerdict {
   Format in, out;
   std::vector<std::string> expected;        // expected_presets
   std::vector<std::string> expected_missing;  // expected presets with no model for these formats
+  std::string composition;  // how the kernel composes each preset's unit over k ("" none)
   std::uint64_t rows = 0;
   std::vector<PresetAgreement> presets;     // listing order
   std::string best;                         // most rows (ties: expected first, then listing order)

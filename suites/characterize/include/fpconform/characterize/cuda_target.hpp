@@ -28,10 +28,26 @@ namespace fpconform::characterize {
 
 // The emu presets a dot kernel should match on a device of compute capability cc (major*10 +
 // minor): mma.sync is ampere (sm_80..88), ada (sm_89), hopper-mma (sm_90), blackwell-mma
-// (sm_100..119), rtx-blackwell (sm_120+); wgmma is hopper-wgmma; cuBLASLt with fast
-// accumulation the fused preset of its architecture chained over k (ada, hopper). Empty when no
-// preset models the kernel (split-K, cuBLASLt with promotion).
+// (sm_100..119), rtx-blackwell (sm_120+); wgmma is hopper-wgmma; the split-K kernel is built of
+// mma.sync and expects its preset; cuBLASLt's FP8 GEMM the fused preset of its architecture
+// (ada, hopper). Each composed as cuda_kernel_composition says. Empty when no preset models
+// the kernel on that architecture.
 std::vector<std::string> cuda_expected_presets(const gpu::KernelInfo& k, int cc);
+
+// How a dot kernel uses its matrix unit over k, in GemmOptions' terms (gemm.hpp). mma.sync and
+// wgmma are the unit itself, chained over k. The split-K kernel (splitk.cu) computes S slices
+// from zero and adds ((s0 + s1) + (s2 + s3)) + C. cuBLASLt's FP8 GEMM adds C in its epilogue,
+// after one chain over all of k (fast accumulation) or after partial sums of 128 products
+// promoted to an f32 accumulator (without): each reproduces all rows of an H200
+// (reports/devices/nvidia-h200).
+struct KernelComposition {
+  int split_k = 1;          // pairwise reduction of the slices, C last
+  int promote_every = 0;
+  bool c_in_epilogue = false;
+  bool composed() const { return split_k > 1 || promote_every > 0 || c_in_epilogue; }
+  std::string text() const;  // "" when not composed
+};
+KernelComposition cuda_kernel_composition(const gpu::KernelInfo& k);
 
 struct CudaTargetOptions {
   std::string runner;    // local mode: the runner; empty: $FPCONFORM_GPU_RUNNER
