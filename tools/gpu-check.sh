@@ -12,7 +12,8 @@
 #                                         and a summary (at most 8 files, 16 MiB each)
 #   tools/gpu-check.sh --probe-round N [--plans DIR] [--bin DIR] [--out DIR]
 #                                         on the GPU machine: only the probe engine's later
-#                                         rounds, DIR/<kernel>/round-N.plan (DIR: gpu-plans)
+#                                         rounds, DIR/<kernel>/round-N.plan (DIR: gpu-plans), with
+#                                         DIR/results.tar.xz (<kernel>/*.res) as earlier answers
 #
 # Outputs in --out (default $OUT if set, else out/gpu-check): summary.txt, run.log and
 # results.tar.xz (<plan>/<job>.res; split into results.tar.xz.partNN above 15 MiB: join them
@@ -91,7 +92,7 @@ while [[ $# -gt 0 ]]; do
     --budget) budget=$2; shift 2 ;;
     --probe-round) probe_round=$2; shift 2 ;;
     --plans) probe_dir=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | grep '^#'; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -153,6 +154,11 @@ done
 if [[ -z $probe_round && -f $bin/probe-plans.tar.xz ]]; then
   probe_round=1 probe_dir="$work/probe-plans"
   mkdir -p "$probe_dir" && xz -dc "$bin/probe-plans.tar.xz" | tar -xf - -C "$probe_dir"
+fi
+# Results of earlier rounds (DIR/results.tar.xz: <kernel>/*.res), for the later rounds planned
+# here: the probe engine continues from every answer recorded so far.
+if [[ -f $probe_dir/results.tar.xz ]]; then
+  mkdir -p "$work/probe" && xz -dc "$probe_dir/results.tar.xz" | tar -xf - -C "$work/probe"
 fi
 if [[ $status -ne 3 && -n $probe_round ]]; then
   for p in "$probe_dir"/*/round-"$probe_round".plan; do
