@@ -125,28 +125,35 @@ start=$(date +%s)
 } >"$summary"
 : >"$log"
 status=0
+# Runs one plan in its own process (a kernel that kills its CUDA context cannot take the other
+# plans along) in the budget that is left, if at least MIN seconds are: its log into run.log, one
+# line into summary.txt, and every job that did not come back ok, with its reason. status: 3 no
+# GPU, 1 a failure.
+run_plan() {  # LABEL OUT_DIR PLAN MIN
+  local label=$1 dir=$2 plan=$3 min=$4 elapsed left t0 rc line name
+  elapsed=$(( $(date +%s) - start ))
+  left=$(( budget - elapsed ))
+  if (( left < min )); then
+    echo "$label: skipped, time budget spent (${elapsed}s of ${budget}s)" | tee -a "$summary"
+    return
+  fi
+  name="$work/run.${label// /.}.log"
+  t0=$(date +%s)
+  timeout "$left" "$runner" --out "$dir" "$plan" >"$name" 2>&1
+  rc=$?
+  cat "$name" >>"$log"
+  line=$(grep '^summary:' "$name" | tail -1)
+  [[ $rc -eq 3 ]] && line="no GPU"
+  echo "$label: exit $rc, $(( $(date +%s) - t0 )) s, ${line:-no summary (timeout or crash)}" | tee -a "$summary"
+  if [[ $rc -eq 3 ]]; then tail -1 "$name" >>"$summary"; status=3; return; fi
+  (( rc != 0 )) && status=1
+  grep -E '^\[[0-9]+/[0-9]+\] ' "$name" | grep -v ' ok (' >>"$summary" || true
+}
 plans_to_run="conversions scalar mma_sync wgmma gemm fprev"
 [[ -n $probe_round ]] && plans_to_run=""  # a later probe round only
 for plan in $plans_to_run; do
-  elapsed=$(( $(date +%s) - start ))
-  left=$(( budget - elapsed ))
-  if (( left < 30 )); then
-    echo "$plan: skipped, time budget spent (${elapsed}s of ${budget}s)" | tee -a "$summary"
-    continue
-  fi
-  t0=$(date +%s)
-  # One process per plan: a kernel that kills its CUDA context cannot take the other plans along.
-  timeout "$left" "$runner" --out "$work/$plan" "$plans/$plan.plan" >"$work/$plan.log" 2>&1
-  rc=$?
-  t1=$(date +%s)
-  cat "$work/$plan.log" >>"$log"
-  line=$(grep '^summary:' "$work/$plan.log" | tail -1)
-  [[ $rc -eq 3 ]] && line="no GPU"
-  echo "$plan: exit $rc, $((t1 - t0)) s, ${line:-no summary (timeout or crash)}" | tee -a "$summary"
-  if [[ $rc -eq 3 ]]; then tail -1 "$work/$plan.log" >>"$summary"; status=3; break; fi
-  (( rc != 0 )) && status=1
-  # every job that did not come back ok, with its reason
-  grep -E '^\[[0-9]+/[0-9]+\] ' "$work/$plan.log" | grep -v ' ok (' >>"$summary" || true
+  run_plan "$plan" "$work/$plan" "$plans/$plan.plan" 30
+  [[ $status -eq 3 ]] && break
 done
 # The MMA feature probes: round 1 from probe-plans.tar.xz (--build) after the plans above, or
 # round N from --plans; one process per kernel, in the time that is left: results under
@@ -164,20 +171,8 @@ if [[ $status -ne 3 && -n $probe_round ]]; then
   for p in "$probe_dir"/*/round-"$probe_round".plan; do
     [[ -f $p ]] || continue
     k=$(basename "$(dirname "$p")")
-    elapsed=$(( $(date +%s) - start ))
-    left=$(( budget - elapsed ))
-    if (( left < 30 )); then
-      echo "probe $k: skipped, time budget spent (${elapsed}s of ${budget}s)" | tee -a "$summary"
-      continue
-    fi
-    t0=$(date +%s)
-    timeout "$left" "$runner" --out "$work/probe/$k" "$p" >"$work/probe.$k.log" 2>&1
-    rc=$?
-    cat "$work/probe.$k.log" >>"$log"
-    line=$(grep '^summary:' "$work/probe.$k.log" | tail -1)
-    echo "probe $k: exit $rc, $(( $(date +%s) - t0 )) s, ${line:-no summary (timeout or crash)}" | tee -a "$summary"
-    if [[ $rc -eq 3 ]]; then tail -1 "$work/probe.$k.log" >>"$summary"; status=3; break; fi
-    (( rc != 0 )) && status=1
+    run_plan "probe $k" "$work/probe/$k" "$p" 30
+    [[ $status -eq 3 ]] && break
   done
 fi
 # Later probe rounds on this machine, when the staged fpconform runs here: per kernel, the probe
@@ -205,13 +200,7 @@ if [[ $status -ne 3 && -x $fpc && -d $work/probe ]] && LD_LIBRARY_PATH="$bin/lib
     echo "probe round $round: ${#pending[@]} kernels still asking: ${pending[*]}" | tee -a "$summary"
     (( ${#pending[@]} == 0 )) && break
     for k in "${pending[@]}"; do
-      left=$(( budget - ($(date +%s) - start) ))
-      (( left < 20 )) && { echo "probe $k round $round: skipped, time budget spent" | tee -a "$summary"; continue; }
-      t0=$(date +%s)
-      timeout "$left" "$runner" --out "$work/probe/$k" "$probe_dir/$k/round-$round.plan" >"$work/probe.$k.log" 2>&1
-      rc=$?
-      cat "$work/probe.$k.log" >>"$log"
-      echo "probe $k round $round: exit $rc, $(( $(date +%s) - t0 )) s, $(grep '^summary:' "$work/probe.$k.log" | tail -1)" | tee -a "$summary"
+      run_plan "probe $k round $round" "$work/probe/$k" "$probe_dir/$k/round-$round.plan" 20
     done
     (( round >= 8 )) && break
   done

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "fpconform/characterize/cuda_target.hpp"
 #include "fpconform/characterize/order.hpp"
 #include "fpconform/convert.hpp"
 #include "fpconform/error.hpp"
@@ -113,10 +114,8 @@ class ReplayTarget final : public characterize::Target {
 std::pair<std::string, std::string> expected_tree(const KernelInfo& kernel, int cc, const Format& in,
                                                   const Format& out) {
   const KernelInfo* unit = &kernel;
-  int split = 1;
-  const std::string name(kernel.name);
-  if (name.rfind("splitk", 0) == 0) {
-    split = std::stoi(name.substr(6));  // splitk<S>_k<K>_...: S slices
+  const int split = characterize::cuda_kernel_composition(kernel).split_k;
+  if (split > 1) {
     unit = nullptr;
     for (const auto& c : kernel_catalog())
       if (c.kind == KernelKind::dot && c.ptx.rfind("mma.sync", 0) == 0 && c.in_format == kernel.in_format &&
