@@ -101,32 +101,7 @@ std::string to_markdown(const Document& d) {
 
 nlohmann::json to_json(const Document& d) {
   nlohmann::json sections = nlohmann::json::array();
-  for (const auto& s : d.sections) {
-    nlohmann::json tables = nlohmann::json::array();
-    for (const auto& t : s.tables)
-      tables.push_back({{"id", t.id}, {"title", t.title}, {"columns", t.columns}, {"rows", t.rows}});
-    nlohmann::json plots = nlohmann::json::array();
-    for (const auto& p : s.plots) {
-      nlohmann::json series = nlohmann::json::array();
-      for (const auto& ser : p.series) series.push_back({{"name", ser.name}, {"x", ser.x}, {"y", ser.y}});
-      plots.push_back({{"id", p.id}, {"title", p.title}, {"x_label", p.x_label},
-                       {"y_label", p.y_label}, {"series", series}, {"x_categories", p.x_categories}});
-    }
-    nlohmann::json heatmaps = nlohmann::json::array();
-    for (const auto& h : s.heatmaps) {
-      nlohmann::json values = nlohmann::json::array();
-      for (const auto& row : h.values) {
-        nlohmann::json r = nlohmann::json::array();
-        for (double v : row) r.push_back(v != v ? nlohmann::json(nullptr) : nlohmann::json(v));
-        values.push_back(r);
-      }
-      heatmaps.push_back({{"id", h.id}, {"title", h.title}, {"rows", h.row_labels},
-                          {"columns", h.col_labels}, {"values", values}, {"value_label", h.value_label}});
-    }
-    sections.push_back({{"id", s.id}, {"title", s.title}, {"ok", s.ok}, {"paragraphs", s.paragraphs},
-                        {"results", s.results.is_null() ? nlohmann::json::object() : s.results},
-                        {"tables", tables}, {"plots", plots}, {"heatmaps", heatmaps}});
-  }
+  for (const auto& s : d.sections) sections.push_back(section_to_json(s));
   return {{"schema", kResultsSchema}, {"title", d.title}, {"header", d.header}, {"sections", sections}};
 }
 

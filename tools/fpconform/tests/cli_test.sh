@@ -2,18 +2,7 @@
 # End-to-end tests of the fpconform binary: output formats, worked examples, error handling
 # (exit 2, a message naming the argument or line, nothing on stdout) and gen|ver round trips.
 # Usage: cli_test.sh path/to/fpconform
-set -u
-bin=${1:?usage: cli_test.sh path/to/fpconform}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() {
-  fail=$((fail + 1))
-  echo "FAIL: $*"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # expect_out NAME EXPECTED_STDOUT -- ARGS...   (exit status 0, stdout exactly as given)
 expect_out() {
@@ -299,5 +288,4 @@ out=$("$bin" gen f32_roundToInt -notexact -n 20000 2>/dev/null | "$bin" ver f32_
 "$bin" eval e4m3_mulAdd <"$tmp/m" >"$tmp/me" && cmp -s "$tmp/m" "$tmp/me" && ok || bad "eval == gen (mulAdd)"
 if [[ $(wc -l <"$tmp/m") -eq 60000 ]] && grep -qx "3C 40 01 44 01" "$tmp/m"; then ok; else bad "mulAdd gen lines"; fi
 
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish cli_test

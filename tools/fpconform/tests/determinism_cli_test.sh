@@ -7,15 +7,8 @@
 #   validate validate::exact_gemm (rows interleaved across workers), text and --json
 #   fit      characterize::fit (the family split across workers), text and --json
 # Usage: determinism_cli_test.sh path/to/fpconform
-set -u
-bin=$(realpath "${1:?usage: determinism_cli_test.sh fpconform}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 cd "$tmp" || exit 2
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # same NAME FILE...: each FILE.T (T = 2 3 7) equals FILE.1, and FILE.1 is not empty.
 same() {
@@ -79,5 +72,4 @@ grep -q "^cases: " sweep.env.1 && ok || bad "sweep output has no case count: $(h
 grep -q "80" val.txt.1 && ok || bad "validate output does not mention its 80 elements: $(head -5 val.txt.1)"
 grep -q "agrees on 60/60 cases" fit.txt.1 && ok || bad "fit did not fit the rows: $(tail -2 fit.txt.1)"
 
-echo "determinism: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish determinism

@@ -4,15 +4,8 @@
 # recorded H100 fp8 rows without --c-zero match nothing (exit 1, the closest and the failing
 # rows); bad rows files exit 2 naming file:line.
 # Usage: fit_cli_test.sh path/to/fpconform path/to/suites/data/tensorcore-dumps
-set -u
-bin=${1:?usage: fit_cli_test.sh fpconform dumps-dir}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 dumps=${2:?usage: fit_cli_test.sh fpconform dumps-dir}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # run NAME WANT_RC -- ARGS...: output (stdout + stderr) in $out, exit status checked
 run() {
@@ -107,5 +100,4 @@ run "dump with two outputs" 2 -- fit --rows "$dumps/V100/fp16"
 has "dump with two outputs" "choose one with --out"
 run "no --rows" 2 -- fit
 
-echo "fit_cli_test: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish fit_cli_test

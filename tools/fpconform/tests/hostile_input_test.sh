@@ -15,10 +15,7 @@
 # test (and is reported as fixed if it passes).
 #
 # Usage: hostile_input_test.sh path/to/fpconform
-set -u
-bin=$(realpath "${1:?usage: hostile_input_test.sh fpconform}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 cd "$tmp" || exit 2
 command -v python3 >/dev/null || { echo "hostile_input_test: python3 is needed"; exit 2; }
 

@@ -2,28 +2,8 @@
 # End-to-end tests of `fpconform models`, `dot` and `gemm`: recorded tensor-core rows through
 # `dot --check`, worked examples, and bad input (exit 2 naming the line or argument).
 # Usage: matrix_cli_test.sh path/to/fpconform path/to/suites/data/tensorcore-dumps
-set -u
-bin=${1:?usage: matrix_cli_test.sh fpconform dumps-dir}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 dumps=${2:?usage: matrix_cli_test.sh fpconform dumps-dir}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect NAME WANT_RC WANT_SUBSTRING(stdout+stderr) -- ARGS... (stdin from $input)
-input=/dev/null
-expect() {
-  local name=$1 rc_want=$2 want=$3
-  shift 4
-  local got rc
-  got=$("$bin" "$@" <"$input" 2>&1)
-  rc=$?
-  if [[ $rc -ne $rc_want ]]; then bad "$name: exit $rc, want $rc_want ($got)"
-  elif [[ "$got" != *"$want"* ]]; then bad "$name: output lacks [$want]: $got"
-  else ok; fi
-}
 
 # ---- models ----
 expect "models lists hopper e4m3" 0 "hopper          e4m3        fused       32  13  -133   13" -- models
@@ -138,5 +118,4 @@ expect "quantize unknown block" 2 "--block: unknown block 'mxfp9'" -- quantize -
 expect "quantize unknown rule" 2 "--rule" -- quantize --block mxfp8 --rule nope -i "$tmp/q.csv" -o "$tmp/x.csv"
 expect "quantize block does not divide" 2 "block_cols" -- quantize --block tile:1x5 -i "$tmp/q.csv" -o "$tmp/x.csv"
 
-echo "$pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish matrix_cli_test

@@ -5,16 +5,8 @@
 # command or other arguments, is refused (exit 2, naming the file). Sized by --cases (about a
 # second on emu:hopper) so that "midway" is reached by polling the journal, with no throttle.
 # Usage: probe_resume_test.sh path/to/fpconform
-set -u
-bin=$(realpath "${1:?usage: probe_resume_test.sh fpconform}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 cd "$tmp" || exit 2
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }  # NAME CONDITION
 
 probe=(probe --target emu:hopper --in e4m3 --out f32 --cases 20000 --seed 4)
 untimed() { sed -E 's/^([0-9]+ queries), [0-9.]+ s$/\1, <time> s/' "$1"; }
@@ -95,5 +87,4 @@ out=$("$bin" "${probe[@]}" --checkpoint keep.j 2>keep.err)
 rc=$?
 check "existing journal without --resume: exit 2, kept" '[[ $rc -eq 2 && -z "$out" ]] && cmp -s keep.j sigint.saved && grep -q "keep.j.* exists" keep.err'
 
-echo "probe resume: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish "probe resume"

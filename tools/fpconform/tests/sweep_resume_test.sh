@@ -6,16 +6,8 @@
 # The sweep is sized (f16 -> e4m3, every code, 36 configurations: about a second) so that
 # "midway" is reached by polling the checkpoint, with no throttle.
 # Usage: sweep_resume_test.sh path/to/fpconform
-set -u
-bin=$(realpath "${1:?usage: sweep_resume_test.sh fpconform}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 cd "$tmp" || exit 2
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-check() { if eval "$2"; then ok; else bad "$1"; fi; }  # NAME CONDITION
 
 sweep=(sweep --from f16 --to e4m3 --modes deterministic --sat all --subnormal ftz)
 total=65536
@@ -147,5 +139,4 @@ bad_arg "--to: " --from f16 --to nosuch
 mkdir -p dir.d
 bad_arg "--checkpoint: 'dir.d' is a directory" --from e2m1 --to e4m3 --checkpoint dir.d --resume
 
-echo "sweep resume: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish "sweep resume"

@@ -3,25 +3,8 @@
 # fault found at its element, --element's working, the exact reference, --against/--logits,
 # batch invariance, raw binary files with --shape, and bad input (exit 2 naming the argument).
 # Usage: validate_cli_test.sh path/to/fpconform
-set -u
-bin=$(realpath "${1:?usage: validate_cli_test.sh fpconform}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 cd "$tmp" || exit 2
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-expect() {  # NAME WANT_RC WANT_SUBSTRING -- ARGS...
-  local name=$1 rc_want=$2 want=$3
-  shift 4
-  local got rc
-  got=$("$bin" "$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $rc_want ]]; then bad "$name: exit $rc, want $rc_want ($got)"
-  elif [[ "$got" != *"$want"* ]]; then bad "$name: output lacks [$want]: $got"
-  else ok; fi
-}
 
 # bf16 operands as hex CSV (exponents 2^-4..2^3, both signs), A 8x32, B 32x6.
 python3 - <<'PY'
@@ -101,5 +84,4 @@ np.save('D_i8.npy', np.zeros((8, 6), dtype=np.int8))
 " 2>/dev/null && expect "wrong npy dtype" 2 "D_i8.npy" -- validate "${m[@]}" --d D_i8.npy
 expect "missing file" 2 "nope.csv" -- validate "${m[@]}" --d nope.csv
 
-echo "validate_cli_test: $pass passed, $fail failed"
-[[ $fail -eq 0 ]]
+finish validate_cli_test

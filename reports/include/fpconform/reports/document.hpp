@@ -66,6 +66,11 @@ inline constexpr const char* kResultsSchema = "fpconform.report/1";
 std::string to_markdown(const Document& d);
 std::string to_html(const Document& d);
 nlohmann::json to_json(const Document& d);
+// One section as results.json holds it, with every field (so that it reads back unchanged);
+// NaN is null and infinities are "inf" / "-inf".
+nlohmann::json section_to_json(const Section& s);
+// The inverse; throws Error naming `where` (and the section and key) when j is not such a section.
+Section section_from_json(const nlohmann::json& j, const std::string& where);
 std::string to_csv(const Table& t);
 
 // Writes index.html, report.md, results.json and tables/<id>.csv into `dir` (created), each

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,11 @@ struct ReportRun {
   std::string version;     // fpconform's version, for the header
   // Called before each section with (index, count, title), and once more with (count, count).
   std::function<void(int, int, std::string_view)> progress;
+  // Resumable runs: `restore(i)` gives section i kept from an interrupted run with the same
+  // arguments (nullopt: build it), and `finished(i, s)` is called with each section built here,
+  // so the caller can keep it. Either may be empty.
+  std::function<std::optional<reports::Section>(int)> restore;
+  std::function<void(int, const reports::Section&)> finished;
 };
 
 reports::Section conversion_section(const ReportRun& run);
