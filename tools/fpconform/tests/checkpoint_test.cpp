@@ -5,7 +5,12 @@
 
 #include <string>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "checkpoint.hpp"
+#include "report_checkpoint.hpp"
 #include "fpconform/error.hpp"
 #include "sweep_checkpoint.hpp"
 
@@ -125,6 +130,47 @@ TEST(Checkpoint, RefusesWhatIsNotThisRun) {
   t = good;
   t.replace(t.find("cex 299 "), 8, "cex 300 ");
   expect_error(resealed(t), "a counter-example outside the sweep");
+}
+
+// A report checkpoint keeps finished sections in order and gives them back unchanged; one
+// from other arguments, or with a section that is not one, is refused naming the file (and
+// the line of the section).
+TEST(Checkpoint, ReportSectionsRoundTrip) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("fpc-report-ckpt-" + std::to_string(::getpid()))).string();
+  const std::string args = report_args(true, 7, "/some dir/devices", "0.1");
+  EXPECT_NE(args, report_args(false, 7, "/some dir/devices", "0.1"));
+  EXPECT_NE(args, report_args(true, 8, "/some dir/devices", "0.1"));
+  EXPECT_TRUE(read_report_checkpoint(path, args).empty());  // no file: nothing kept
+  std::vector<reports::Section> s(2);
+  s[0].id = "conversions";
+  s[0].title = "Conversions with spaces\\and a backslash";
+  s[0].paragraphs = {"line one\nline two"};
+  s[0].results = {{"cases", 5}};
+  s[1].id = "arithmetic";
+  s[1].ok = false;
+  s[1].tables.push_back({"t", "T", {"a"}, {{"x y"}}, "", false});
+  write_report_checkpoint(path, args, s);
+  const auto kept = read_report_checkpoint(path, args);
+  ASSERT_EQ(kept.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(reports::section_to_json(kept[i]), reports::section_to_json(s[i]));
+  try {
+    read_report_checkpoint(path, report_args(true, 8, "/some dir/devices", "0.1"));
+    ADD_FAILURE() << "other arguments accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  Checkpoint c{"report", args, {}, {}};
+  c.add("section", escape_field("{\"id\": \"x\"}"));
+  write_checkpoint(path, c);
+  try {
+    read_report_checkpoint(path, args);
+    ADD_FAILURE() << "a malformed section accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":4"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace
