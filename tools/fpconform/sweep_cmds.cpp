@@ -1,6 +1,8 @@
 // fpconform sweep --from F --to T: emu's conversion against the MPFR oracle over every code of
 // the source (or N evenly spaced ones) and every rounding configuration asked for; the
-// exhaustive sweeps from the command line (all 2^32 f32 codes: hours). Resumable: progress is
+// exhaustive sweeps from the command line (all 2^32 f32 codes: hours).
+// fpconform sweep --op OP --format F: the same for an operation (apply_op against
+// reference::apply_op) over every operand tuple (add on f16: all 2^32 pairs, hours). Resumable: progress is
 // checkpointed (--checkpoint PATH, or -o FILE's FILE.checkpoint) every --checkpoint-every
 // seconds and on SIGINT/SIGTERM (exit 130/143); --resume continues from it, after a kill -9
 // too, and the final output is the one an uninterrupted run writes, whatever the thread count.
@@ -15,6 +17,7 @@
 
 #include "checkpoint.hpp"
 #include "commands.hpp"
+#include "fpconform/conformance/arith_sweep.hpp"
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
@@ -26,7 +29,7 @@ namespace fpconform::cli {
 namespace {
 
 struct SweepArgs {
-  std::string from, to, inputs = "all", modes = "all", sat = "all", subnormal = "ftz";
+  std::string from, to, op, format, inputs = "all", modes = "all", sat = "all", subnormal = "ftz";
   std::string output, checkpoint;
   bool resume = false;
   unsigned threads = 0;
@@ -66,11 +69,7 @@ std::vector<conformance::SubnormalConfig> subnormals_of(const std::string& s) {
   throw Error("--subnormal", "'" + s + "' is not one of plain, ftz, pairwise, full");
 }
 
-conformance::InputSet inputs_of(const std::string& s, const Format& from) {
-  if (from.width() > 32)
-    throw Error("--from", from.name + " has " + std::to_string(from.width()) +
-                              "-bit codes; sweeps enumerate sources of at most 32 bits");
-  const auto all = conformance::InputSet::all_codes(from);
+conformance::InputSet inputs_of(const std::string& s, const conformance::InputSet& all) {
   if (s == "all") return all;
   if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 19)
     throw Error("--inputs", "'" + s + "' is neither 'all' nor a count");
@@ -80,12 +79,13 @@ conformance::InputSet inputs_of(const std::string& s, const Format& from) {
 }
 
 // What the result depends on (the thread count and checkpoint options do not).
-std::string canonical_args(const SweepArgs& a, const Format& from, const Format& to,
+// `what`: "from=F to=T" or "op=OP format=F".
+std::string canonical_args(const SweepArgs& a, const std::string& what,
                            const std::vector<RoundingMode>& modes, const std::vector<Saturation>& sats) {
   std::string m, s;
   for (RoundingMode x : modes) m += (m.empty() ? "" : ",") + std::string(to_string(x));
   for (Saturation x : sats) s += (s.empty() ? "" : ",") + std::string(to_string(x));
-  return "from=" + from.name + " to=" + to.name + " inputs=" + a.inputs + " modes=" + m +
+  return what + " inputs=" + a.inputs + " modes=" + m +
          " sat=" + s + " subnormal=" + a.subnormal +
          " max-counterexamples=" + std::to_string(a.max_counterexamples);
 }
@@ -94,7 +94,7 @@ std::string canonical_args(const SweepArgs& a, const Format& from, const Format&
 // thread count), so an interrupted-and-resumed run can be compared byte for byte.
 std::string result_text(const conformance::SweepResult& r, const SweepArgs& a) {
   std::ostringstream o;
-  o << "sweep " << r.from.name << " -> " << r.to.name << " against the MPFR oracle\n"
+  o << "sweep " << r.subject << " against the MPFR oracle\n"
     << "inputs: " << r.input_description << "\n"
     << "configurations: " << r.per_config.size() << " (modes " << a.modes << ", sat " << a.sat
     << ", subnormal " << a.subnormal << ")\n"
@@ -110,20 +110,57 @@ std::string result_text(const conformance::SweepResult& r, const SweepArgs& a) {
   return o.str();
 }
 
+// What is swept: a conversion (--from, --to) or an operation (--op, --format).
+struct Subject {
+  std::optional<conformance::ConversionSweep> conversion;
+  std::optional<conformance::OperationSweep> operation;
+  std::string name, canonical;  // "f16 -> e4m3", "from=f16 to=e4m3"
+  std::optional<conformance::InputSet> all;
+};
+
+Subject subject_of(const SweepArgs& a, const std::vector<Rounding>& configs) {
+  const bool conv = !a.from.empty() || !a.to.empty(), op = !a.op.empty() || !a.format.empty();
+  if (conv && op) throw Error("sweep", "give --from and --to (a conversion) or --op and --format (an operation), not both");
+  if (!conv && !op) throw Error("sweep", "give --from and --to (a conversion) or --op and --format (an operation)");
+  Subject s;
+  if (conv) {
+    if (a.from.empty()) throw Error("--from", "missing (the source format of the conversion)");
+    if (a.to.empty()) throw Error("--to", "missing (the target format of the conversion)");
+    const Format from = parse_format(a.from, "--from"), to = parse_format(a.to, "--to");
+    if (from.width() > 32)
+      throw Error("--from", from.name + " has " + std::to_string(from.width()) +
+                                "-bit codes; sweeps enumerate sources of at most 32 bits");
+    s.conversion.emplace(from, to, configs);
+    s.name = from.name + " -> " + to.name;
+    s.canonical = "from=" + from.name + " to=" + to.name;
+    s.all = conformance::InputSet::all_codes(from);
+  } else {
+    if (a.op.empty()) throw Error("--op", "missing (the operation: add, sub, mul, div, sqrt, mulAdd, ...)");
+    if (a.format.empty()) throw Error("--format", "missing (the operands' format)");
+    const Op op = conformance::parse_sweep_op(a.op, "--op");
+    const Format f = parse_format(a.format, "--format");
+    s.operation.emplace(op, f, configs);
+    s.name = std::string(op_info(op).name) + " " + f.name;
+    s.canonical = "op=" + std::string(op_info(op).name) + " format=" + f.name;
+    s.all = s.operation->all_operands();
+  }
+  return s;
+}
+
 int run_sweep(const SweepArgs& a) {
-  const Format from = parse_format(a.from, "--from"), to = parse_format(a.to, "--to");
   const auto modes = modes_of(a.modes);
   const auto sats = sats_of(a.sat);
   const auto configs = conformance::make_configs(modes, conformance::default_stochastic_draws(),
                                                  sats, subnormals_of(a.subnormal));
-  const auto inputs = inputs_of(a.inputs, from);
+  const Subject subject = subject_of(a, configs);
+  const auto inputs = inputs_of(a.inputs, *subject.all);
   if (!(a.checkpoint_every >= 0)) throw Error("--checkpoint-every", "must be 0 or more seconds");
   const std::string path = !a.checkpoint.empty() ? a.checkpoint
                            : !a.output.empty()   ? a.output + ".checkpoint"
                                                  : "";
   if (a.resume && path.empty())
     throw Error("--resume", "needs --checkpoint PATH or -o FILE (whose checkpoint is FILE.checkpoint)");
-  const std::string args = canonical_args(a, from, to, modes, sats);
+  const std::string args = canonical_args(a, subject.canonical, modes, sats);
 
   std::optional<conformance::SweepProgress> resumed;
   if (!path.empty()) {
@@ -172,11 +209,11 @@ int run_sweep(const SweepArgs& a) {
       last_save = now;
     }
     if (tty)
-      std::fprintf(stderr, "\r\033[Ksweep %s -> %s: %" PRIu64 "/%" PRIu64 " inputs (%.1f%%)",
-                   from.name.c_str(), to.name.c_str(), p.done, inputs.size(),
+      std::fprintf(stderr, "\r\033[Ksweep %s: %" PRIu64 "/%" PRIu64 " inputs (%.1f%%)",
+                   subject.name.c_str(), p.done, inputs.size(),
                    inputs.size() ? 100.0 * static_cast<double>(p.done) / static_cast<double>(inputs.size()) : 100.0);
   };
-  const auto r = conformance::ConversionSweep(from, to, configs).run(inputs, o);
+  const auto r = subject.conversion ? subject.conversion->run(inputs, o) : subject.operation->run(inputs, o);
   if (tty) std::fputs("\r\033[K", stderr);
 
   if (!r.complete) {
@@ -211,13 +248,19 @@ int run_sweep(const SweepArgs& a) {
 
 void add_sweep_command(CLI::App& app, std::vector<Command>& commands) {
   auto* sub = app.add_subcommand(
-      "sweep", "Check emu's conversion FROM -> TO against the MPFR oracle on every source code "
+      "sweep", "Check emu's conversion FROM -> TO (--from, --to), or an operation on a format "
+               "(--op, --format), against the MPFR oracle on every source code or operand tuple "
                "(or --inputs N of them) and every rounding configuration; resumable "
                "(--checkpoint, --resume). Exit 1 on any mismatch");
   auto a = std::make_shared<SweepArgs>();
-  sub->add_option("--from", a->from, "Source format (at most 32 bits; f32: 2^32 codes, hours)")->required();
-  sub->add_option("--to", a->to, "Target format")->required();
-  sub->add_option("--inputs", a->inputs, "all (every code) or N evenly spaced codes")->capture_default_str();
+  sub->add_option("--from", a->from, "Source format of a conversion (at most 32 bits; f32: 2^32 codes, hours)");
+  sub->add_option("--to", a->to, "Target format of a conversion");
+  sub->add_option("--op", a->op, "Operation, by its TestFloat name: add, sub, mul, div, sqrt, mulAdd, "
+                                 "roundToInt, minimum, ..., lt_quiet");
+  sub->add_option("--format", a->format, "Operands' format (an input packs the operands: at most 48 bits; "
+                                         "add on f16: 2^32 pairs, hours)");
+  sub->add_option("--inputs", a->inputs, "all (every code or operand tuple) or N evenly spaced ones")
+      ->capture_default_str();
   sub->add_option("--modes", a->modes, "all, deterministic, or a list: rne,rtz,sr-a,...")->capture_default_str();
   sub->add_option("--sat", a->sat, "all or a list: none,finite,propagate")->capture_default_str();
   sub->add_option("--subnormal", a->subnormal, "ftz/daz/tininess combinations: plain, ftz, pairwise, full")

@@ -245,13 +245,11 @@ SweepProgress checked_resume(const SweepProgress& p, std::uint64_t n,
 
 }  // namespace
 
-ConversionSweep::ConversionSweep(Format from, Format to, std::vector<Rounding> configs)
-    : from_(std::move(from)), to_(std::move(to)), configs_(std::move(configs)) {}
-
-SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt) const {
+SweepResult run_sweep(const InputSet& inputs, const std::vector<Rounding>& configs,
+                      const SweepOptions& opt, const std::function<SweepEvaluator()>& make_evaluator) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t n = inputs.size();
-  const std::size_t nc = configs_.size();
+  const std::size_t nc = configs.size();
   const std::size_t K = opt.max_counterexamples;
 
   // The committed state: a contiguous prefix of the inputs. Chunks finish in any order; a
@@ -259,7 +257,7 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
   // (and what on_progress sees) never depends on the thread count or on timing.
   SweepProgress state;
   if (opt.resume) {
-    state = checked_resume(*opt.resume, n, configs_, K);
+    state = checked_resume(*opt.resume, n, configs, K);
   } else {
     state.mismatches.assign(nc, 0);
   }
@@ -271,9 +269,6 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
                 : std::clamp<std::uint64_t>(remaining / (std::uint64_t{threads} * 16), 8, 4096);
   const std::uint64_t nchunks = (remaining + chunk - 1) / chunk;
   if (threads > nchunks) threads = static_cast<unsigned>(std::max<std::uint64_t>(1, nchunks));
-
-  bool need_daz[2] = {false, false};
-  for (const Rounding& r : configs_) need_daz[r.daz ? 1 : 0] = true;
 
   std::atomic<std::uint64_t> next{0};
   std::mutex mu;  // guards state, pending, committed, last_report
@@ -301,11 +296,9 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
   };
 
   auto worker = [&]() {
-    std::vector<Rounded> ref_out(opt.reference ? nc : 0);
-    mpfr_t dec[2];
-    mpfr_init2(dec[0], 128);
-    mpfr_init2(dec[1], 128);
     try {
+      const SweepEvaluator evaluate = make_evaluator();  // this thread's (MPFR state and all)
+      std::vector<CaseOutcome> out(nc);
       for (;;) {
         if (opt.stop && opt.stop->load(std::memory_order_relaxed)) break;
         const std::uint64_t c = next.fetch_add(1, std::memory_order_relaxed);
@@ -315,70 +308,23 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
         const std::uint64_t lo = start + c * chunk, hi = std::min(n, lo + chunk);
         for (std::uint64_t i = lo; i < hi; ++i) {
           const std::uint64_t bits = inputs.code(i);
-          // The reference's per-input work, done once: the oracle decodes the code once per
-          // daz setting (or the replacement reference computes every configuration).
-          bool is_num[2] = {true, true};
-          std::string pre_error[2];
-          if (opt.reference) {
-            try {
-              opt.reference(bits, configs_, ref_out);
-            } catch (const std::exception& e) {
-              pre_error[0] = pre_error[1] = opt.reference_name + ": " + e.what();
-            }
-          } else if (!opt.oracle_convert_per_case) {
-            for (int d = 0; d < 2; ++d) {
-              if (!need_daz[d]) continue;
-              try {
-                is_num[d] = reference::decode(dec[d], bits, from_, d == 1, nullptr);
-              } catch (const std::exception& e) {
-                pre_error[d] = std::string("oracle: decode: ") + e.what();
-              }
-            }
-          }
-          const reference::NanSource nan_src{bits, &from_};
+          for (CaseOutcome& o : out) o = CaseOutcome{};
+          evaluate(bits, out);
           for (std::size_t k = 0; k < nc; ++k) {
-            const Rounding& r = configs_[k];
-            const int d = r.daz ? 1 : 0;
-            Rounded e, o;
-            std::string err;
-            try {
-              e = convert(bits, from_, to_, r);
-              if (opt.emu_hook) opt.emu_hook(bits, r, e);
-            } catch (const std::exception& ex) {
-              err = std::string("emu: ") + ex.what();
-            }
-            try {
-              if (!pre_error[d].empty()) throw std::runtime_error(pre_error[d]);
-              if (opt.reference) {
-                o = ref_out[k];
-              } else {
-                const reference::OracleResult x =
-                    opt.oracle_convert_per_case
-                        ? reference::convert(bits, from_, to_, r)
-                        : reference::round_exact(dec[d], to_, r, is_num[d] ? nullptr : &nan_src);
-                o.bits = x.bits;
-                o.flags.bits = x.flags;
-              }
-            } catch (const std::exception& ex) {
-              const std::string w = ex.what();
-              err += (err.empty() ? "" : "; ") +
-                     (w.rfind("oracle", 0) == 0 || w.rfind(opt.reference_name, 0) == 0
-                          ? w
-                          : opt.reference_name + ": " + w);
-            }
-            if (err.empty() && e.bits == o.bits && e.flags == o.flags) continue;
+            CaseOutcome& o = out[k];
+            if (o.error.empty() && o.emu.bits == o.oracle.bits && o.emu.flags == o.oracle.flags) continue;
             ++L.mismatches[k];
             if (L.cex.size() < K) {  // inputs ascend within a chunk: the first K are kept
               CounterExample ce;
               ce.index = i;
               ce.input = bits;
               ce.config = k;
-              ce.rounding = r;
-              ce.emu_bits = e.bits;
-              ce.emu_flags = e.flags.bits;
-              ce.oracle_bits = o.bits;
-              ce.oracle_flags = o.flags.bits;
-              ce.error = std::move(err);
+              ce.rounding = configs[k];
+              ce.emu_bits = o.emu.bits;
+              ce.emu_flags = o.emu.flags.bits;
+              ce.oracle_bits = o.oracle.bits;
+              ce.oracle_flags = o.oracle.flags.bits;
+              ce.error = std::move(o.error);
               keep(L.cex, std::move(ce), K);
             }
           }
@@ -390,8 +336,6 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
       if (!fatal) fatal = std::current_exception();
       next.store(nchunks);
     }
-    mpfr_clear(dec[0]);
-    mpfr_clear(dec[1]);
     mpfr_free_cache();  // thread-local MPFR caches
   };
 
@@ -409,8 +353,6 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
   if (opt.on_progress) opt.on_progress(state);
 
   SweepResult res;
-  res.from = from_;
-  res.to = to_;
   res.input_description = inputs.description();
   res.inputs = n;
   res.inputs_done = state.done;
@@ -419,7 +361,7 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
   res.reference_name = opt.reference ? opt.reference_name : "oracle";
   res.per_config.resize(nc);
   for (std::size_t k = 0; k < nc; ++k) {
-    res.per_config[k].rounding = configs_[k];
+    res.per_config[k].rounding = configs[k];
     res.per_config[k].cases = state.done;
     res.per_config[k].mismatches = state.mismatches[k];
     res.mismatches += state.mismatches[k];
@@ -432,11 +374,106 @@ SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt
   return res;
 }
 
+namespace {
+
+// The oracle's side of a reference error: its message, prefixed with the reference's name.
+std::string reference_error(const std::string& what, const SweepOptions& opt) {
+  return what.rfind("oracle", 0) == 0 || what.rfind(opt.reference_name, 0) == 0
+             ? what
+             : opt.reference_name + ": " + what;
+}
+
+}  // namespace
+
+ConversionSweep::ConversionSweep(Format from, Format to, std::vector<Rounding> configs)
+    : from_(std::move(from)), to_(std::move(to)), configs_(std::move(configs)) {}
+
+SweepResult ConversionSweep::run(const InputSet& inputs, const SweepOptions& opt) const {
+  const std::size_t nc = configs_.size();
+  bool need_daz[2] = {false, false};
+  for (const Rounding& r : configs_) need_daz[r.daz ? 1 : 0] = true;
+  // Per worker thread: the oracle's decoded source (per daz setting) and the replacement
+  // reference's results.
+  struct State {
+    mpfr_t dec[2];
+    std::vector<Rounded> ref_out;
+    State() {
+      mpfr_init2(dec[0], 128);
+      mpfr_init2(dec[1], 128);
+    }
+    ~State() {
+      mpfr_clear(dec[0]);
+      mpfr_clear(dec[1]);
+    }
+  };
+  const auto make = [&]() -> SweepEvaluator {
+    auto st = std::make_shared<State>();
+    st->ref_out.resize(opt.reference ? nc : 0);
+    return [this, st, &opt, need_daz](std::uint64_t bits, std::span<CaseOutcome> out) {
+      // The reference's per-input work, done once: the oracle decodes the code once per daz
+      // setting (or the replacement reference computes every configuration).
+      bool is_num[2] = {true, true};
+      std::string pre_error[2];
+      if (opt.reference) {
+        try {
+          opt.reference(bits, configs_, st->ref_out);
+        } catch (const std::exception& e) {
+          pre_error[0] = pre_error[1] = opt.reference_name + ": " + e.what();
+        }
+      } else if (!opt.oracle_convert_per_case) {
+        for (int d = 0; d < 2; ++d) {
+          if (!need_daz[d]) continue;
+          try {
+            is_num[d] = reference::decode(st->dec[d], bits, from_, d == 1, nullptr);
+          } catch (const std::exception& e) {
+            pre_error[d] = std::string("oracle: decode: ") + e.what();
+          }
+        }
+      }
+      const reference::NanSource nan_src{bits, &from_};
+      for (std::size_t k = 0; k < configs_.size(); ++k) {
+        const Rounding& r = configs_[k];
+        const int d = r.daz ? 1 : 0;
+        CaseOutcome& o = out[k];
+        try {
+          o.emu = convert(bits, from_, to_, r);
+          if (opt.emu_hook) opt.emu_hook(bits, r, o.emu);
+        } catch (const std::exception& ex) {
+          o.error = std::string("emu: ") + ex.what();
+        }
+        try {
+          if (!pre_error[d].empty()) throw std::runtime_error(pre_error[d]);
+          if (opt.reference) {
+            o.oracle = st->ref_out[k];
+          } else {
+            const reference::OracleResult x =
+                opt.oracle_convert_per_case
+                    ? reference::convert(bits, from_, to_, r)
+                    : reference::round_exact(st->dec[d], to_, r, is_num[d] ? nullptr : &nan_src);
+            o.oracle.bits = x.bits;
+            o.oracle.flags.bits = x.flags;
+          }
+        } catch (const std::exception& ex) {
+          o.error += (o.error.empty() ? "" : "; ") + reference_error(ex.what(), opt);
+        }
+      }
+    };
+  };
+  SweepResult res = run_sweep(inputs, configs_, opt, make);
+  res.from = from_;
+  res.to = to_;
+  res.subject = from_.name + " -> " + to_.name;
+  return res;
+}
+
 std::string SweepResult::format_counterexample(const CounterExample& c) const {
   std::ostringstream o;
-  o << from.name << " " << hex(c.input, from.hex_digits()) << " ("
-    << oracle_value_text(c.input, from, c.rounding.daz) << ") -> " << to.name << " ["
-    << describe(c.rounding) << "]: ";
+  if (input_text)
+    o << input_text(c.input);
+  else
+    o << from.name << " " << hex(c.input, from.hex_digits()) << " ("
+      << oracle_value_text(c.input, from, c.rounding.daz) << ") -> " << to.name;
+  o << " [" << describe(c.rounding) << "]: ";
   if (!c.error.empty()) {
     // The side that threw has no result; the other side's is shown as is.
     o << "error: " << c.error << " (emu " << hex(c.emu_bits, to.hex_digits()) << " "
@@ -454,7 +491,7 @@ std::string SweepResult::format_counterexample(const CounterExample& c) const {
 
 std::string SweepResult::summary() const {
   std::ostringstream o;
-  o << from.name << " -> " << to.name << ": " << inputs << " inputs x " << per_config.size()
+  o << subject << ": " << inputs << " inputs x " << per_config.size()
     << " configs = " << cases << " cases, " << mismatches << " mismatches (" << seconds << " s, "
     << threads << " threads; " << input_description << ")";
   if (mismatches) {

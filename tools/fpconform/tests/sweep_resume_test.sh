@@ -11,6 +11,7 @@ cd "$tmp" || exit 2
 
 sweep=(sweep --from f16 --to e4m3 --modes deterministic --sat all --subnormal ftz)
 total=65536
+ref=ref.txt
 
 # The expected output: an uninterrupted run (also what a resumed run must reproduce).
 "$bin" "${sweep[@]}" --threads 2 -o ref.txt 2>ref.err
@@ -55,7 +56,7 @@ resume() {  # NAME THREADS
   at=$(sed -n 's/.*resuming at input \([0-9]*\) of.*/\1/p' "$name.err2")
   check "$name: resume exits 0 (got $rc2: $(cat "$name.err2"))" '[[ $rc2 -eq 0 ]]'
   check "$name: resumed midway (at [$at] of $total)" '[[ -n "$at" && $at -gt 0 && $at -lt $total ]]'
-  check "$name: resumed output equals the uninterrupted one" 'cmp -s "$name.txt" ref.txt'
+  check "$name: resumed output equals the uninterrupted one" 'cmp -s "$name.txt" "$ref"'
   check "$name: checkpoint removed once done" '[[ ! -e $name.txt.checkpoint ]]'
 }
 
@@ -72,6 +73,26 @@ interrupt sigterm TERM 1
 check "SIGTERM: exit 143 (got $rc)" '[[ $rc -eq 143 ]]'
 check "SIGTERM: says so" 'grep -q "interrupted by SIGTERM" sigterm.err'
 resume sigterm 7
+
+# An operation sweep (apply_op against the MPFR oracle over operand pairs) on the same engine:
+# kill -9 and SIGTERM midway, resumed with another thread count.
+sweep_conv=("${sweep[@]}")
+sweep=(sweep --op mul --format bf16 --inputs 3000000 --modes rne,rtz --subnormal plain)
+total=3000000
+ref=op_ref.txt
+"$bin" "${sweep[@]}" --threads 2 -o op_ref.txt 2>op_ref.err
+rc=$?
+check "operation sweep: uninterrupted run exits 0 (got $rc: $(cat op_ref.err))" '[[ $rc -eq 0 ]]'
+check "operation sweep: its output" 'grep -q "^sweep mul bf16 against the MPFR oracle$" op_ref.txt && grep -q "^cases: 18000000$" op_ref.txt && grep -q "^mismatches: 0$" op_ref.txt'
+interrupt op_kill9 KILL 2
+check "operation sweep, kill -9: killed (status $rc)" '[[ $rc -eq 137 ]]'
+resume op_kill9 1
+interrupt op_sigterm TERM 1
+check "operation sweep, SIGTERM: exit 143 (got $rc)" '[[ $rc -eq 143 ]]'
+resume op_sigterm 3
+sweep=("${sweep_conv[@]}")
+total=65536
+ref=ref.txt
 
 # Checkpoints that must be refused: exit 2, the file named, nothing on stdout, no output file.
 refuse() {  # NAME WANT_SUBSTRING CHECKPOINT_FILE [EXTRA ARGS...]
@@ -136,6 +157,12 @@ bad_arg "--inputs: 'ten' is neither" --from f16 --to e4m3 --inputs ten
 bad_arg "--inputs: 0 inputs" --from f16 --to e4m3 --inputs 0
 bad_arg "--from: f64 has 64-bit codes" --from f64 --to e4m3
 bad_arg "--to: " --from f16 --to nosuch
+bad_arg "--op: 'fma' is not an operation (add, sub, mul" --op fma --format f16
+bad_arg "--format: add on f32 takes 2 operands of 32 bits" --op add --format f32
+bad_arg "--format: missing" --op add
+bad_arg "--to: missing" --from f16
+bad_arg "not both" --op add --format f16 --from f16 --to e4m3
+bad_arg "give --from and --to (a conversion) or --op and --format" --inputs 10
 mkdir -p dir.d
 bad_arg "--checkpoint: 'dir.d' is a directory" --from e2m1 --to e4m3 --checkpoint dir.d --resume
 

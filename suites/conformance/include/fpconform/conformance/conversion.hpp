@@ -156,7 +156,10 @@ struct SweepProgress {
 };
 
 struct SweepResult {
-  Format from, to;
+  Format from, to;       // an operation's sweep: both are the operands' format
+  std::string subject;   // "f16 -> e4m3", "add f16"
+  // How a counter-example's input is shown; empty: "<from> <code> (<value>) -> <to>".
+  std::function<std::string(std::uint64_t input)> input_text;
   // false when SweepOptions::stop ended the run early: the counts then cover inputs
   // [0, inputs_done) only, and `progress` holds the state to resume from.
   bool complete = true;
@@ -206,6 +209,23 @@ struct SweepOptions {
   double progress_seconds = 1.0;
   const std::atomic<bool>* stop = nullptr;
 };
+
+// One input of a sweep under one configuration: emu's result and the reference's, or what
+// threw on either side (then `error` says which).
+struct CaseOutcome {
+  Rounded emu, oracle;
+  std::string error;
+};
+// Evaluates one input code under every configuration (out: one entry per configuration).
+// A sweep makes one per worker thread, so it may keep per-thread state (MPFR variables).
+using SweepEvaluator = std::function<void(std::uint64_t code, std::span<CaseOutcome> out)>;
+
+// The engine under every sweep (conversions, operations): the inputs in chunks over threads,
+// counts and the first counter-examples over a committed prefix (so the result does not depend
+// on the thread count), resume, stop and progress as SweepOptions says. The caller fills
+// from/to/subject of the result.
+SweepResult run_sweep(const InputSet& inputs, const std::vector<Rounding>& configs,
+                      const SweepOptions& options, const std::function<SweepEvaluator()>& make_evaluator);
 
 class ConversionSweep {
  public:
