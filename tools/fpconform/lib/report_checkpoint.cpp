@@ -19,11 +19,14 @@ void write_report_checkpoint(const std::string& path, const std::string& args,
 
 std::vector<reports::Section> read_report_checkpoint(const std::string& path, const std::string& args) {
   const auto c = read_checkpoint(path, "report", args);
+  return c ? report_sections_of(*c, path) : std::vector<reports::Section>{};
+}
+
+std::vector<reports::Section> report_sections_of(const Checkpoint& c, const std::string& path) {
   std::vector<reports::Section> kept;
-  if (!c) return kept;
-  for (std::size_t i = 0; i < c->fields.size(); ++i) {
-    const auto& [key, value] = c->fields[i];
-    const std::string& place = c->place(i, path);
+  for (std::size_t i = 0; i < c.fields.size(); ++i) {
+    const auto& [key, value] = c.fields[i];
+    const std::string& place = c.place(i, path);
     if (key != "section") throw Error(place, "'" + key + "' is not a field of a report checkpoint");
     nlohmann::json j;
     try {

@@ -24,4 +24,8 @@ void write_report_checkpoint(const std::string& path, const std::string& args,
 // path:line when the file is damaged, holds a malformed section, or belongs to another run.
 std::vector<reports::Section> read_report_checkpoint(const std::string& path, const std::string& args);
 
+// The sections of a checkpoint already read (parse_checkpoint), in order. Throws Error naming
+// path:line of a field that is not a section.
+std::vector<reports::Section> report_sections_of(const Checkpoint& c, const std::string& path);
+
 }  // namespace fpconform::cli
