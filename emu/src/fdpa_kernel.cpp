@@ -123,37 +123,47 @@ __attribute__((target_clones("avx2", "default"))) std::int32_t block_max(
 // (floor of a floor), and a negative one -floor(q / 2^D) = (~q >> D) + 1 (arithmetic shift).
 // Pass 1 stores w = q or ~q per product, and per block ep, whether a product is zero and the
 // number of negative products; pass 2 needs one uniform shift per block.
-struct BlockPre {
-  std::int32_t ep;     // kZeroLead: every product zero
-  std::int32_t nneg;   // products with w = ~q
-  std::int32_t any_zero;
+// Pass 2 is still one serial chain per dot product (each block waits for the previous result),
+// so several independent dot products (a group of chains: other columns of a GEMM row) run
+// their pass 2 together, block by block: interleaved (groups of 2 or 4), or with AVX2 eight at
+// once, one chain per 32-bit lane (the block sums fit int32). The passes go by chunks of
+// kChunk products per chain, so that the scratch of a group stays in L1.
+constexpr int kMaxChains = 8;            // dot products in one group
+constexpr std::size_t kChunk = 256;      // products per chain between pass 1 and pass 2
+
+// The constants of both passes.
+struct TwoPass {
+  std::int32_t bias, F, keep, zero_exp;
 };
 
-// What the two passes need; `fallback` computes one block the long way (FdpaKernel::block).
-struct TwoPass {
+// One dot product of a group: its operands (full blocks), its scratch for one chunk (w: kChunk
+// products; per block of the chunk, at index block * kMaxChains: ep, the largest product lead
+// (kZeroLead: every product zero), nneg, the number of products with w = ~q, and zeros, the
+// number of zero products: the chains of a group interleaved, so that AVX2 loads a block's
+// eight with one instruction), and the long way for one block (`fallback`,
+// FdpaKernel::block; blk counts from the first block of the dot product).
+struct Chain {
   const std::int32_t *sa, *ea, *sb, *eb;
-  std::size_t nblocks;
-  std::int32_t bias, F, keep, zero_exp;
   std::int32_t* w;
-  BlockPre* pre;
+  std::int32_t *ep, *nneg, *zeros;
   const void* ctx;
   std::uint64_t (*fallback)(const void* ctx, std::size_t blk, std::uint64_t c);
 };
 
-// Both passes over nblocks full blocks of L (a compile-time L: the per-block loops unroll and
-// vectorize without loop overhead, which dominated at L = 8).
+// Pass 1 for blocks [b0, b0 + nb) of one chain, plain C++ (a compile-time L: the per-block loops
+// unroll and vectorize without loop overhead, which dominated at L = 8).
 template <int L>
-__attribute__((always_inline)) inline std::uint64_t two_pass_body(const TwoPass& t,
-                                                                  std::uint64_t d) {
+__attribute__((always_inline)) inline void pass1_scalar(const TwoPass& t, const Chain& ch,
+                                                        std::size_t b0, std::size_t nb) {
   // Local restrict copies: through the struct the compiler must assume that the stores to w
   // alias the operands, and reloads them element by element instead of vectorizing.
-  const std::int32_t* __restrict sa = t.sa;
-  const std::int32_t* __restrict ea = t.ea;
-  const std::int32_t* __restrict sb = t.sb;
-  const std::int32_t* __restrict eb = t.eb;
-  std::int32_t* __restrict wp = t.w;
+  const std::int32_t* __restrict sa = ch.sa + b0 * L;
+  const std::int32_t* __restrict ea = ch.ea + b0 * L;
+  const std::int32_t* __restrict sb = ch.sb + b0 * L;
+  const std::int32_t* __restrict eb = ch.eb + b0 * L;
+  std::int32_t* __restrict wp = ch.w;
   const std::int32_t bias = t.bias;
-  for (std::size_t blk = 0; blk < t.nblocks; ++blk) {
+  for (std::size_t blk = 0; blk < nb; ++blk) {
     const std::size_t i0 = blk * L;
     std::int32_t e = kZeroLead, zeros = 0, neg = 0;
     for (int j = 0; j < L; ++j) {
@@ -174,58 +184,147 @@ __attribute__((always_inline)) inline std::uint64_t two_pass_body(const TwoPass&
       wp[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(mag << bias) >> rs) ^ ng;
       neg -= ng;
     }
-    t.pre[blk] = {e, neg, zeros};
+    ch.ep[blk * kMaxChains] = e;
+    ch.nneg[blk * kMaxChains] = neg;
+    ch.zeros[blk * kMaxChains] = zeros;
   }
-  for (std::size_t blk = 0; blk < t.nblocks; ++blk) {
-    const BlockPre& bp = t.pre[blk];
-    // C, an fp32 code: field, fraction, sign.
-    const std::uint64_t field = (d >> 23) & 0xFF, frac = d & 0x7FFFFF;
-    if (bp.ep <= kZeroLead || field == 0xFF) {
-      d = t.fallback(t.ctx, blk, d);
-      continue;
-    }
-    std::int32_t e = bp.ep;
-    bool any_zero = bp.any_zero != 0;
-    std::int64_t cmag = 0;
-    std::int32_t cexp = 0;
-    if (field == 0 && frac == 0) {
-      any_zero = true;
-    } else {
-      cmag = static_cast<std::int64_t>(field ? frac | 0x800000 : frac);
-      cexp = field ? static_cast<std::int32_t>(field) - 150 : -149;
-      e = std::max(e, cexp + 23);  // C's lead (subnormals: emin, as decode gives)
-    }
-    if (any_zero && t.zero_exp != INT_MIN) e = std::max(e, t.zero_exp);
-    const std::int32_t u = e - t.F;
-    const std::int32_t D = std::min(e - bp.ep, 31);
-    const std::int32_t* __restrict w = wp + blk * L;
-    std::int32_t ws = 0;
-    for (int j = 0; j < L; ++j) ws += w[j] >> D;
-    std::int64_t sum = static_cast<std::int64_t>(ws) + bp.nneg;
-    if (cmag) {
-      const std::int32_t sh = cexp - u;
-      const std::int64_t c = sh >= 0 ? cmag << sh : (-sh > 62 ? 0 : cmag >> -sh);
-      sum += (d >> 31) ? -c : c;
-    }
-    const bool negative = sum < 0;
-    const auto mag = static_cast<std::uint64_t>(negative ? -sum : sum);
-    const int bits = 64 - std::countl_zero(mag);
-    const int lead = u + bits - 1;
-    if (sum == 0 || lead < -126 || lead > 127) {
-      d = t.fallback(t.ctx, blk, d);
-      continue;
-    }
-    const std::uint64_t top = bits > t.keep ? mag >> (bits - t.keep) : mag << (t.keep - bits);
-    const std::uint64_t f = (top & ((1ull << (t.keep - 1)) - 1)) << (24 - t.keep);
-    d = (negative ? 0x80000000ull : 0) | (static_cast<std::uint64_t>(lead + 127) << 23) | f;
-  }
-  return d;
 }
 
+// sum over the L words at w of (w >> dd), arithmetic shifts.
 template <int L>
-std::uint64_t two_pass_base(const TwoPass& t, std::uint64_t d) {
-  return two_pass_body<L>(t, d);
+__attribute__((always_inline)) inline std::int32_t shifted_sum_scalar(const std::int32_t* w,
+                                                                      std::int32_t dd) {
+  std::int32_t s = 0;
+  for (int j = 0; j < L; ++j) s += w[j] >> dd;
+  return s;
 }
+
+// The tail of a block in pass 2: C (cmag 2^cexp, its sign that of the fp32 code d; cmag = 0 for
+// a zero C) aligned to the unit 2^u and added to the block sum, the sum normalised and packed
+// into d as fp32 rounded toward zero to t.keep bits. False (d unchanged) where the block needs
+// the long way: a zero sum, or a result outside the normal range.
+__attribute__((always_inline)) inline bool add_c_and_pack(const TwoPass& t, std::int64_t sum,
+                                                          std::int64_t cmag, std::int32_t cexp,
+                                                          std::int32_t u, std::uint64_t& d) {
+  if (cmag) {
+    const std::int32_t sh = cexp - u;
+    const std::int64_t c = sh >= 0 ? cmag << sh : (-sh > 62 ? 0 : cmag >> -sh);
+    sum += (d >> 31) ? -c : c;
+  }
+  const bool negative = sum < 0;
+  const auto mag = static_cast<std::uint64_t>(negative ? -sum : sum);
+  const int bits = 64 - std::countl_zero(mag);
+  const int lead = u + bits - 1;
+  if (sum == 0 || lead < -126 || lead > 127) return false;
+  const std::uint64_t top = bits > t.keep ? mag >> (bits - t.keep) : mag << (t.keep - bits);
+  const std::uint64_t f = (top & ((1ull << (t.keep - 1)) - 1)) << (24 - t.keep);
+  d = (negative ? 0x80000000ull : 0) | (static_cast<std::uint64_t>(lead + 127) << 23) | f;
+  return true;
+}
+
+// Pass 2 for block j of the chunk (block blk of the dot product) of one chain: d, the running
+// fp32 code, becomes the block's result. The block sum is computed first for a guessed e (C's
+// lead taken as the previous C's, prev_c_lead: it changes slowly along a long dot product),
+// which does not wait for this block's C, and redone only when the real e differs.
+template <int L, class P>
+__attribute__((always_inline)) inline void pass2_step(const TwoPass& t, const Chain& ch,
+                                                      std::size_t j, std::size_t blk,
+                                                      std::uint64_t& d,
+                                                      std::int32_t& prev_c_lead) {
+  const std::int32_t ep = ch.ep[j * kMaxChains];
+  const std::int32_t* w = ch.w + j * L;
+  std::int32_t eg = std::max(ep, prev_c_lead);
+  bool any_zero = ch.zeros[j * kMaxChains] != 0;
+  if (any_zero && t.zero_exp != INT_MIN) eg = std::max(eg, t.zero_exp);
+  const std::int32_t guess = P::template shifted_sum<L>(w, std::min(eg - ep, 31));
+  // C, an fp32 code: field, fraction, sign.
+  const std::uint64_t field = (d >> 23) & 0xFF, frac = d & 0x7FFFFF;
+  prev_c_lead = kZeroLead;
+  if (ep <= kZeroLead || field == 0xFF) {
+    d = ch.fallback(ch.ctx, blk, d);
+    return;
+  }
+  std::int32_t e = ep;
+  std::int64_t cmag = 0;
+  std::int32_t cexp = 0;
+  if (field == 0 && frac == 0) {
+    any_zero = true;
+  } else {
+    cmag = static_cast<std::int64_t>(field ? frac | 0x800000 : frac);
+    cexp = field ? static_cast<std::int32_t>(field) - 150 : -149;
+    prev_c_lead = cexp + 23;
+    e = std::max(e, cexp + 23);  // C's lead (subnormals: emin, as decode gives)
+  }
+  if (any_zero && t.zero_exp != INT_MIN) e = std::max(e, t.zero_exp);
+  const std::int32_t u = e - t.F;
+  const std::int32_t ws = e == eg ? guess : P::template shifted_sum<L>(w, std::min(e - ep, 31));
+  if (!add_c_and_pack(t, static_cast<std::int64_t>(ws) + ch.nneg[j * kMaxChains], cmag, cexp, u,
+                      d))
+    d = ch.fallback(ch.ctx, blk, d);
+}
+
+// Both passes over nblocks full blocks of L for a group of N chains (d: their C codes in, their
+// results out), chunk by chunk; pass 2 interleaves the chains block by block. P supplies pass 1
+// and the shifted block sum (plain C++ or AVX2).
+template <int L, int N, class P>
+__attribute__((always_inline)) inline void two_pass_group(const TwoPass& t, const Chain* ch,
+                                                          std::size_t nblocks,
+                                                          std::uint64_t* d) {
+  constexpr std::size_t kBlocks = kChunk / L;
+  std::uint64_t dd[N];
+  std::int32_t prev[N];
+  for (int n = 0; n < N; ++n) {
+    dd[n] = d[n];
+    prev[n] = kZeroLead;
+  }
+  for (std::size_t b0 = 0; b0 < nblocks; b0 += kBlocks) {
+    const std::size_t nb = std::min(kBlocks, nblocks - b0);
+    for (int n = 0; n < N; ++n) P::template pass1<L>(t, ch[n], b0, nb);
+    for (std::size_t j = 0; j < nb; ++j) {
+#pragma GCC unroll 4
+      for (int n = 0; n < N; ++n) pass2_step<L, P>(t, ch[n], j, b0 + j, dd[n], prev[n]);
+    }
+  }
+  for (int n = 0; n < N; ++n) d[n] = dd[n];
+}
+
+// A group of 1, 2, 4 or 8 chains (the caller splits others).
+template <int L, class P>
+__attribute__((always_inline)) inline void two_pass_run(const TwoPass& t, const Chain* ch, int n,
+                                                        std::size_t nblocks, std::uint64_t* d) {
+  switch (n) {
+    case 8: P::template group8<L>(t, ch, nblocks, d); break;
+    case 4: two_pass_group<L, 4, P>(t, ch, nblocks, d); break;
+    case 2: two_pass_group<L, 2, P>(t, ch, nblocks, d); break;
+    default: two_pass_group<L, 1, P>(t, ch, nblocks, d); break;
+  }
+}
+
+struct PortablePasses {
+  template <int L>
+  static __attribute__((always_inline)) inline void pass1(const TwoPass& t, const Chain& ch,
+                                                          std::size_t b0, std::size_t nb) {
+    pass1_scalar<L>(t, ch, b0, nb);
+  }
+  template <int L>
+  static __attribute__((always_inline)) inline std::int32_t shifted_sum(const std::int32_t* w,
+                                                                       std::int32_t dd) {
+    return shifted_sum_scalar<L>(w, dd);
+  }
+  template <int L>
+  static __attribute__((always_inline)) inline void group8(const TwoPass& t, const Chain* ch,
+                                                           std::size_t nblocks, std::uint64_t* d) {
+    two_pass_group<L, 4, PortablePasses>(t, ch, nblocks, d);
+    two_pass_group<L, 4, PortablePasses>(t, ch + 4, nblocks, d + 4);
+  }
+};
+
+template <int L>
+void two_pass_base(const TwoPass& t, const Chain* ch, int n, std::size_t nblocks,
+                   std::uint64_t* d) {
+  two_pass_run<L, PortablePasses>(t, ch, n, nblocks, d);
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 #define FPC_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 
@@ -253,98 +352,209 @@ FPC_AVX2_INLINE std::int32_t shifted_hsum(const std::int32_t* w, std::int32_t dd
   return hsum8(acc);
 }
 
-// The two passes with intrinsics for L a multiple of 8 (GCC leaves the per-block loops of
-// two_pass_body scalar): the same arithmetic, 8 products per vector. |sa|, |sb| < 2^12, so a
-// product is zero exactly when an operand is.
+// Pass 1 with intrinsics for L a multiple of 8 (GCC leaves the per-block loops of pass1_scalar
+// scalar): the same arithmetic, 8 products per vector. |sa|, |sb| < 2^12, so a product is zero
+// exactly when an operand is.
 template <int L>
-__attribute__((target("avx2"))) std::uint64_t two_pass_avx2(const TwoPass& t, std::uint64_t d) {
-  if constexpr (L % 8 != 0) {
-    return two_pass_body<L>(t, d);
-  } else {
-    constexpr int V = L / 8;
-    const __m256i zlead = _mm256_set1_epi32(kZeroLead), zero = _mm256_setzero_si256();
-    const __m256i cap = _mm256_set1_epi32(31);
-    const __m128i bias = _mm_cvtsi32_si128(t.bias);
-    for (std::size_t blk = 0; blk < t.nblocks; ++blk) {
-      const std::size_t i0 = blk * L;
-      __m256i prod[V], lead[V];
-      __m256i emax = zlead;
-      int zeros = 0, neg = 0;
-      for (int v = 0; v < V; ++v) {
-        const std::size_t o = i0 + 8 * static_cast<std::size_t>(v);
-        prod[v] = _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.sa + o)),
-                                     _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.sb + o)));
-        lead[v] = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.ea + o)),
-                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t.eb + o)));
-        const __m256i isz = _mm256_cmpeq_epi32(prod[v], zero);
-        emax = _mm256_max_epi32(emax, _mm256_blendv_epi8(lead[v], zlead, isz));
-        zeros |= _mm256_movemask_epi8(isz);
-        neg += __builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(prod[v]))));
-      }
-      const std::int32_t e = hmax8(emax);
-      const __m256i ev = _mm256_set1_epi32(e);
-      for (int v = 0; v < V; ++v) {
-        const __m256i ng = _mm256_srai_epi32(prod[v], 31);
-        const __m256i mag = _mm256_abs_epi32(prod[v]);
-        const __m256i rs = _mm256_min_epi32(_mm256_sub_epi32(ev, lead[v]), cap);
-        const __m256i q = _mm256_srlv_epi32(_mm256_sll_epi32(mag, bias), rs);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(t.w + i0 + 8 * v), _mm256_xor_si256(q, ng));
-      }
-      t.pre[blk] = {e, neg, zeros != 0};
+FPC_AVX2_INLINE void pass1_avx2(const TwoPass& t, const Chain& ch, std::size_t b0,
+                                std::size_t nb) {
+  constexpr int V = L / 8;
+  const __m256i zlead = _mm256_set1_epi32(kZeroLead), zero = _mm256_setzero_si256();
+  const __m256i cap = _mm256_set1_epi32(31);
+  const __m128i bias = _mm_cvtsi32_si128(t.bias);
+  const std::int32_t* sa = ch.sa + b0 * L;
+  const std::int32_t* ea = ch.ea + b0 * L;
+  const std::int32_t* sb = ch.sb + b0 * L;
+  const std::int32_t* eb = ch.eb + b0 * L;
+  for (std::size_t blk = 0; blk < nb; ++blk) {
+    const std::size_t i0 = blk * L;
+    __m256i prod[V], lead[V];
+    __m256i emax = zlead;
+    int zeros = 0, neg = 0;
+    for (int v = 0; v < V; ++v) {
+      const std::size_t o = i0 + 8 * static_cast<std::size_t>(v);
+      prod[v] = _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(sa + o)),
+                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + o)));
+      lead[v] = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ea + o)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + o)));
+      const __m256i isz = _mm256_cmpeq_epi32(prod[v], zero);
+      emax = _mm256_max_epi32(emax, _mm256_blendv_epi8(lead[v], zlead, isz));
+      zeros |= _mm256_movemask_epi8(isz);
+      neg += __builtin_popcount(static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(prod[v]))));
     }
-    // The block sum is computed first for a guessed e (C's lead taken as the previous C's: it
-    // changes slowly along a long dot product), which does not wait for this block's C, and
-    // redone only when the real e differs.
-    std::int32_t prev_c_lead = kZeroLead;
-    for (std::size_t blk = 0; blk < t.nblocks; ++blk) {
-      const BlockPre& bp = t.pre[blk];
-      const std::int32_t* w = t.w + blk * L;
-      std::int32_t eg = std::max(bp.ep, prev_c_lead);
-      if (bp.any_zero && t.zero_exp != INT_MIN) eg = std::max(eg, t.zero_exp);
-      const std::int32_t guess = shifted_hsum<V>(w, std::min(eg - bp.ep, 31));
-      const std::uint64_t field = (d >> 23) & 0xFF, frac = d & 0x7FFFFF;
-      if (bp.ep <= kZeroLead || field == 0xFF) {
-        d = t.fallback(t.ctx, blk, d);
-        prev_c_lead = kZeroLead;
-        continue;
-      }
-      std::int32_t e = bp.ep;
-      bool any_zero = bp.any_zero != 0;
-      std::int64_t cmag = 0;
-      std::int32_t cexp = 0;
-      prev_c_lead = kZeroLead;
-      if (field == 0 && frac == 0) {
-        any_zero = true;
-      } else {
-        cmag = static_cast<std::int64_t>(field ? frac | 0x800000 : frac);
-        cexp = field ? static_cast<std::int32_t>(field) - 150 : -149;
-        prev_c_lead = cexp + 23;
-        e = std::max(e, cexp + 23);
-      }
-      if (any_zero && t.zero_exp != INT_MIN) e = std::max(e, t.zero_exp);
-      const std::int32_t u = e - t.F;
-      const std::int32_t ws = e == eg ? guess : shifted_hsum<V>(w, std::min(e - bp.ep, 31));
-      std::int64_t sum = static_cast<std::int64_t>(ws) + bp.nneg;
-      if (cmag) {
-        const std::int32_t sh = cexp - u;
-        const std::int64_t c = sh >= 0 ? cmag << sh : (-sh > 62 ? 0 : cmag >> -sh);
-        sum += (d >> 31) ? -c : c;
-      }
-      const bool negative = sum < 0;
-      const auto mag = static_cast<std::uint64_t>(negative ? -sum : sum);
-      const int bits = 64 - std::countl_zero(mag);
-      const int lead = u + bits - 1;
-      if (sum == 0 || lead < -126 || lead > 127) {
-        d = t.fallback(t.ctx, blk, d);
-        continue;
-      }
-      const std::uint64_t top = bits > t.keep ? mag >> (bits - t.keep) : mag << (t.keep - bits);
-      const std::uint64_t f = (top & ((1ull << (t.keep - 1)) - 1)) << (24 - t.keep);
-      d = (negative ? 0x80000000ull : 0) | (static_cast<std::uint64_t>(lead + 127) << 23) | f;
+    const std::int32_t e = hmax8(emax);
+    const __m256i ev = _mm256_set1_epi32(e);
+    for (int v = 0; v < V; ++v) {
+      const __m256i ng = _mm256_srai_epi32(prod[v], 31);
+      const __m256i mag = _mm256_abs_epi32(prod[v]);
+      const __m256i rs = _mm256_min_epi32(_mm256_sub_epi32(ev, lead[v]), cap);
+      const __m256i q = _mm256_srlv_epi32(_mm256_sll_epi32(mag, bias), rs);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(ch.w + i0 + 8 * v), _mm256_xor_si256(q, ng));
     }
-    return d;
+    ch.ep[blk * kMaxChains] = e;
+    ch.nneg[blk * kMaxChains] = neg;
+    ch.zeros[blk * kMaxChains] = zeros;
   }
 }
+
+// Per lane n of the result: sum over the L words of chain n's block j of (w >> dd[n]).
+template <int L>
+FPC_AVX2_INLINE __m256i shifted_sums8(const Chain* ch, std::size_t j, __m256i dd) {
+  __m256i s[8];
+  for (int n = 0; n < 8; ++n) {
+    const __m256i dn = _mm256_permutevar8x32_epi32(dd, _mm256_set1_epi32(n));
+    const std::int32_t* w = ch[n].w + j * L;
+    __m256i acc = _mm256_srav_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w)), dn);
+    for (int v = 1; v < L / 8; ++v) {
+      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 8 * v));
+      acc = _mm256_add_epi32(acc, _mm256_srav_epi32(x, dn));
+    }
+    s[n] = acc;
+  }
+  // hadd(hadd(s0, s1), hadd(s2, s3)) = [s0, s1, s2, s3 (low halves) | s0, s1, s2, s3 (high)].
+  const __m256i u0 =
+      _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+  const __m256i u1 =
+      _mm256_hadd_epi32(_mm256_hadd_epi32(s[4], s[5]), _mm256_hadd_epi32(s[6], s[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(u0, u1, 0x20),
+                          _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+// Both passes for a group of eight chains, L a multiple of 8: pass 2 is pass2_step with one
+// chain per lane (the same arithmetic in int32: the block sum with C is below 2^30 wherever the
+// two-pass form applies, see sum32_; floor(log2) from the float conversion, corrected where it
+// rounds up; variable shifts by counts >= 32 give 0, as the scalar ranges do). The blocks that
+// need the long way go, lane by lane, to the fallback.
+template <int L>
+FPC_AVX2_INLINE void two_pass_group8_avx2(const TwoPass& t, const Chain* ch, std::size_t nblocks,
+                                          std::uint64_t* d) {
+  constexpr std::size_t kBlocks = kChunk / L;
+  alignas(32) std::int32_t lanes[8], old[8];
+  for (int n = 0; n < 8; ++n) lanes[n] = static_cast<std::int32_t>(d[n]);
+  __m256i dv = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+  __m256i prev = _mm256_set1_epi32(kZeroLead);
+  const __m256i zlead = _mm256_set1_epi32(kZeroLead), zlead1 = _mm256_set1_epi32(kZeroLead + 1);
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+  const __m256i c31 = _mm256_set1_epi32(31), c30 = _mm256_set1_epi32(30);
+  const __m256i ff = _mm256_set1_epi32(0xFF), fracm = _mm256_set1_epi32(0x7FFFFF);
+  const __m256i absm = _mm256_set1_epi32(0x7FFFFFFF), hidden = _mm256_set1_epi32(0x800000);
+  const __m256i c150 = _mm256_set1_epi32(150), m149 = _mm256_set1_epi32(-149);
+  const __m256i c23 = _mm256_set1_epi32(23), c127 = _mm256_set1_epi32(127);
+  const __m256i m127 = _mm256_set1_epi32(-127), signm = _mm256_set1_epi32(INT_MIN);
+  const __m256i fv = _mm256_set1_epi32(t.F), keep1 = _mm256_set1_epi32(t.keep - 1);
+  const __m256i zexp = _mm256_set1_epi32(t.zero_exp);
+  const __m256i fmask = _mm256_set1_epi32((1 << (t.keep - 1)) - 1);
+  const __m128i fshift = _mm_cvtsi32_si128(24 - t.keep);
+  const bool zx = t.zero_exp != INT_MIN;
+  for (std::size_t b0 = 0; b0 < nblocks; b0 += kBlocks) {
+    const std::size_t nb = std::min(kBlocks, nblocks - b0);
+    for (int n = 0; n < 8; ++n) pass1_avx2<L>(t, ch[n], b0, nb);
+    for (std::size_t j = 0; j < nb; ++j) {
+      const std::size_t o = j * kMaxChains;
+      const __m256i ep = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch[0].ep + o));
+      const __m256i nneg = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch[0].nneg + o));
+      const __m256i pz = _mm256_cmpgt_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch[0].zeros + o)), zero);
+      // The guess, as pass2_step makes it.
+      __m256i eg = _mm256_max_epi32(ep, prev);
+      if (zx) eg = _mm256_max_epi32(eg, _mm256_blendv_epi8(zlead, zexp, pz));
+      const __m256i guess =
+          shifted_sums8<L>(ch, j, _mm256_min_epi32(_mm256_sub_epi32(eg, ep), c31));
+      // C: field, fraction, sign.
+      const __m256i field = _mm256_and_si256(_mm256_srli_epi32(dv, 23), ff);
+      const __m256i fz = _mm256_cmpeq_epi32(field, zero);
+      const __m256i cz = _mm256_cmpeq_epi32(_mm256_and_si256(dv, absm), zero);
+      const __m256i cmag =
+          _mm256_or_si256(_mm256_and_si256(dv, fracm), _mm256_andnot_si256(fz, hidden));
+      const __m256i cexp = _mm256_blendv_epi8(_mm256_sub_epi32(field, c150), m149, fz);
+      const __m256i clead = _mm256_blendv_epi8(_mm256_add_epi32(cexp, c23), zlead, cz);
+      const __m256i special =
+          _mm256_or_si256(_mm256_cmpeq_epi32(field, ff), _mm256_cmpgt_epi32(zlead1, ep));
+      __m256i e = _mm256_max_epi32(ep, clead);
+      if (zx) e = _mm256_max_epi32(e, _mm256_blendv_epi8(zlead, zexp, _mm256_or_si256(pz, cz)));
+      prev = clead;
+      const __m256i u = _mm256_sub_epi32(e, fv);
+      __m256i ws = guess;
+      if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(e, eg)) != -1)
+        ws = shifted_sums8<L>(ch, j, _mm256_min_epi32(_mm256_sub_epi32(e, ep), c31));
+      // add_c_and_pack, lane by lane.
+      const __m256i sh = _mm256_sub_epi32(cexp, u);
+      const __m256i c = _mm256_or_si256(_mm256_sllv_epi32(cmag, sh),
+                                        _mm256_srlv_epi32(cmag, _mm256_sub_epi32(zero, sh)));
+      const __m256i cs = _mm256_srai_epi32(dv, 31);
+      const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(ws, nneg),
+                                           _mm256_sub_epi32(_mm256_xor_si256(c, cs), cs));
+      const __m256i mag = _mm256_abs_epi32(sum);
+      __m256i ex = _mm256_add_epi32(
+          _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(mag)), 23), m127);
+      ex = _mm256_min_epi32(ex, c30);
+      ex = _mm256_add_epi32(ex, _mm256_cmpgt_epi32(_mm256_sllv_epi32(one, ex), mag));
+      const __m256i lead = _mm256_add_epi32(u, ex);
+      const __m256i bad = _mm256_or_si256(
+          _mm256_or_si256(special, _mm256_cmpeq_epi32(sum, zero)),
+          _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(-126), lead),
+                          _mm256_cmpgt_epi32(lead, c127)));
+      const __m256i s1 = _mm256_sub_epi32(ex, keep1);  // bits - keep
+      const __m256i top = _mm256_or_si256(_mm256_srlv_epi32(mag, s1),
+                                          _mm256_sllv_epi32(mag, _mm256_sub_epi32(zero, s1)));
+      const __m256i f = _mm256_sll_epi32(_mm256_and_si256(top, fmask), fshift);
+      const __m256i res = _mm256_or_si256(
+          _mm256_or_si256(_mm256_and_si256(sum, signm),
+                          _mm256_slli_epi32(_mm256_add_epi32(lead, c127), 23)),
+          f);
+      const int badm = _mm256_movemask_ps(_mm256_castsi256_ps(bad));
+      if (badm == 0) {
+        dv = res;
+      } else {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(old), dv);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), res);
+        for (int n = 0; n < 8; ++n)
+          if (badm & (1 << n))
+            lanes[n] = static_cast<std::int32_t>(ch[n].fallback(
+                ch[n].ctx, b0 + j, static_cast<std::uint32_t>(old[n])));
+        dv = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+      }
+    }
+  }
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), dv);
+  for (int n = 0; n < 8; ++n) d[n] = static_cast<std::uint32_t>(lanes[n]);
+}
+
+// The AVX2 passes: not always_inline (an always_inline function of the baseline target may not
+// call them), inlined into two_pass_avx2 by its `flatten`.
+struct Avx2Passes {
+  template <int L>
+  __attribute__((target("avx2"))) static inline void pass1(const TwoPass& t, const Chain& ch,
+                                                           std::size_t b0, std::size_t nb) {
+    if constexpr (L % 8 == 0) pass1_avx2<L>(t, ch, b0, nb);
+    else pass1_scalar<L>(t, ch, b0, nb);
+  }
+  template <int L>
+  __attribute__((target("avx2"))) static inline std::int32_t shifted_sum(const std::int32_t* w,
+                                                                        std::int32_t dd) {
+    if constexpr (L % 8 == 0) return shifted_hsum<L / 8>(w, dd);
+    else return shifted_sum_scalar<L>(w, dd);
+  }
+  template <int L>
+  __attribute__((target("avx2"))) static inline void group8(const TwoPass& t, const Chain* ch,
+                                                            std::size_t nblocks,
+                                                            std::uint64_t* d) {
+    if constexpr (L % 8 == 0) {
+      two_pass_group8_avx2<L>(t, ch, nblocks, d);
+    } else {
+      two_pass_group<L, 4, Avx2Passes>(t, ch, nblocks, d);
+      two_pass_group<L, 4, Avx2Passes>(t, ch + 4, nblocks, d + 4);
+    }
+  }
+};
+
+template <int L>
+__attribute__((target("avx2"), flatten)) void two_pass_avx2(const TwoPass& t, const Chain* ch,
+                                                            int n, std::size_t nblocks,
+                                                            std::uint64_t* d) {
+  two_pass_run<L, Avx2Passes>(t, ch, n, nblocks, d);
+}
+
 // FPCONFORM_DISPATCH=portable forces the portable path, so that an AVX2 machine tests it too
 // (fdpa_kernel_portable in CTest).
 bool have_avx2() {
@@ -357,7 +567,7 @@ bool have_avx2() {
 }
 #endif
 
-using TwoPassFn = std::uint64_t (*)(const TwoPass&, std::uint64_t);
+using TwoPassFn = void (*)(const TwoPass&, const Chain*, int, std::size_t, std::uint64_t*);
 template <int L>
 TwoPassFn pick_two_pass() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -615,7 +825,11 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     return fdpa(p_, in_, out_, av, bv, c);
   }
   const auto L = static_cast<std::size_t>(p_.block);
-  if (sum32_ && pack_f32_rz_ && ieee_out_ && k > 0) return dot_two_pass(a, offset_a, b, offset_b, stride_b, sbp, ebp, k, c);
+  if (two_pass_applies(a, b, k)) {
+    std::uint64_t d = c;
+    dot_two_pass(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
+    return d;
+  }
   std::uint64_t d = c;
   std::size_t i = 0;
   do {
@@ -628,47 +842,105 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
   return d;
 }
 
-std::uint64_t FdpaKernel::dot_two_pass(const DecodedOperands& a, std::size_t offset_a,
-                                       const DecodedOperands& b, std::size_t offset_b,
-                                       std::size_t stride_b, const std::int32_t* sbp,
-                                       const std::int32_t* ebp, std::size_t k,
-                                       std::uint64_t c) const {
+// A group of n <= kMaxChains dot products with contiguous b (sb[i], eb[i]: chain i's b operands;
+// offset_b[i] for its codes), all of k products; d: the C codes in, the results out.
+void FdpaKernel::dot_two_pass(const DecodedOperands& a, const std::size_t* offset_a,
+                              const DecodedOperands& b, const std::size_t* offset_b,
+                              std::size_t stride_b, const std::int32_t* const* sb,
+                              const std::int32_t* const* eb, std::size_t k, std::uint64_t* d,
+                              int n) const {
   const auto L = static_cast<std::size_t>(p_.block);
   const TwoPassFn fn = two_pass_for(p_.block);
-  const std::int32_t* sa = a.sig.data() + offset_a;
-  const std::int32_t* ea = a.lead.data() + offset_a;
-  const std::uint64_t* ca = a.codes.data() + offset_a;
-  const std::uint64_t* cb = b.codes.data() + offset_b;
   const std::size_t full = fn ? k / L : 0;
-  std::uint64_t d = c;
+  struct Ctx {
+    const FdpaKernel* self;
+    const std::int32_t *sa, *ea, *sb, *eb;
+    const std::uint64_t *ca, *cb;
+    std::size_t L, stride_b;
+  } ctx[kMaxChains];
+  for (int i = 0; i < n; ++i)
+    ctx[i] = {this, a.sig.data() + offset_a[i], a.lead.data() + offset_a[i], sb[i], eb[i],
+              a.codes.data() + offset_a[i], b.codes.data() + offset_b[i], L, stride_b};
   if (full > 0) {
-    thread_local std::vector<std::int32_t> w;
-    thread_local std::vector<BlockPre> pre;
-    w.resize(full * L);
-    pre.resize(full);
-    struct Ctx {
-      const FdpaKernel* self;
-      const std::int32_t *sa, *ea, *sb, *eb;
-      const std::uint64_t *ca, *cb;
-      std::size_t L, stride_b;
-    } ctx{this, sa, ea, sbp, ebp, ca, cb, L, stride_b};
-    TwoPass t{sa, ea, sbp, ebp, full, p_.frac_bits - 2 * in_.man_bits, p_.frac_bits,
-              p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24, p_.zero_exp, w.data(),
-              pre.data(), &ctx,
-              [](const void* cp, std::size_t blk, std::uint64_t cc) {
-                const Ctx& x = *static_cast<const Ctx*>(cp);
-                const std::size_t i = blk * x.L;
-                return x.self->block(x.sa + i, x.ea + i, x.sb + i, x.eb + i, x.L, cc, x.ca + i,
-                                     x.cb + i * x.stride_b, x.stride_b);
-              }};
-    d = fn(t, d);
+    // w per chain; ep, nneg, zeros per block (of L >= 4) and chain, the chains interleaved.
+    thread_local std::vector<std::int32_t> w(kMaxChains * kChunk), pre(3 * kMaxChains * kChunk / 4);
+    std::int32_t* const ep = pre.data();
+    std::int32_t* const nneg = ep + kMaxChains * kChunk / 4;
+    std::int32_t* const zeros = nneg + kMaxChains * kChunk / 4;
+    Chain ch[kMaxChains];
+    for (int i = 0; i < n; ++i)
+      ch[i] = {ctx[i].sa, ctx[i].ea, ctx[i].sb, ctx[i].eb, w.data() + i * kChunk,
+               ep + i, nneg + i, zeros + i, &ctx[i],
+               [](const void* cp, std::size_t blk, std::uint64_t cc) {
+                 const Ctx& x = *static_cast<const Ctx*>(cp);
+                 const std::size_t j = blk * x.L;
+                 return x.self->block(x.sa + j, x.ea + j, x.sb + j, x.eb + j, x.L, cc, x.ca + j,
+                                      x.cb + j * x.stride_b, x.stride_b);
+               }};
+    const TwoPass t{p_.frac_bits - 2 * in_.man_bits, p_.frac_bits,
+                    p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24, p_.zero_exp};
+    fn(t, ch, n, full, d);
   }
   // The rest (a partial last block, or block sizes without a compiled L) block by block.
-  for (std::size_t i = full * L; i < k; i += L) {
-    const std::size_t len = std::min(L, k - i);
-    d = block(sa + i, ea + i, sbp + i, ebp + i, len, d, ca + i, cb + i * stride_b, stride_b);
+  for (int c = 0; c < n; ++c) {
+    const Ctx& x = ctx[c];
+    for (std::size_t i = full * L; i < k; i += L) {
+      const std::size_t len = std::min(L, k - i);
+      d[c] = block(x.sa + i, x.ea + i, x.sb + i, x.eb + i, len, d[c], x.ca + i,
+                   x.cb + i * stride_b, stride_b);
+    }
   }
-  return d;
+}
+
+bool FdpaKernel::two_pass_applies(const DecodedOperands& a, const DecodedOperands& b,
+                                  std::size_t k) const {
+  return fast_ && !a.special && !b.special && sum32_ && pack_f32_rz_ && ieee_out_ && k > 0;
+}
+
+void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+                          const DecodedOperands& b, std::span<const std::size_t> offset_b,
+                          std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
+                          std::span<std::uint64_t> out) const {
+  const std::size_t count = offset_a.size();
+  if (offset_b.size() != count || c.size() != count || out.size() != count)
+    throw Error("offset_b", "dot_many: " + std::to_string(count) + " offsets of a, " +
+                                std::to_string(offset_b.size()) + " of b, " +
+                                std::to_string(c.size()) + " C values, " +
+                                std::to_string(out.size()) + " outputs");
+  if (!two_pass_applies(a, b, k) || exact_fast_) {
+    for (std::size_t i = 0; i < count; ++i)
+      out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]);
+    return;
+  }
+  std::vector<std::int32_t> gathered;  // columns of a strided b
+  if (stride_b != 1) gathered.resize(2 * static_cast<std::size_t>(kMaxChains) * k);
+  for (std::size_t i = 0; i < count;) {
+    const std::size_t left = count - i;
+    const int n = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    const std::int32_t* sb[kMaxChains];
+    const std::int32_t* eb[kMaxChains];
+    std::uint64_t d[kMaxChains];
+    for (int j = 0; j < n; ++j) {
+      const std::size_t ob = offset_b[i + j];
+      d[j] = c[i + j];  // before any output is written: out may be c
+      if (stride_b == 1) {
+        sb[j] = b.sig.data() + ob;
+        eb[j] = b.lead.data() + ob;
+      } else {
+        std::int32_t* gs = gathered.data() + 2 * static_cast<std::size_t>(j) * k;
+        std::int32_t* ge = gs + k;
+        for (std::size_t t = 0; t < k; ++t) {
+          gs[t] = b.sig[ob + t * stride_b];
+          ge[t] = b.lead[ob + t * stride_b];
+        }
+        sb[j] = gs;
+        eb[j] = ge;
+      }
+    }
+    dot_two_pass(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
+    for (int j = 0; j < n; ++j) out[i + j] = d[j];
+    i += static_cast<std::size_t>(n);
+  }
 }
 
 std::uint64_t FdpaKernel::dot(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,

@@ -2,6 +2,7 @@
 // each stretch through fdpa, the glue in IEEE fp32 through apply_op.
 #include "fpconform/gemm.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "fpconform/arith.hpp"
@@ -148,14 +149,31 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
   Matrix d{a.rows, b.cols, o.out, {}};
   d.codes.resize(static_cast<std::size_t>(a.rows) * b.cols);
   const int k = a.cols;
-  for (int i = 0; i < a.rows; ++i)
+  // The plain case (one slice of all K through the kernel, no promotion, no block scales, K in
+  // order): a whole row of D at once, so that the kernel interleaves the columns' dot products.
+  const bool by_rows = o.split_k == 1 && !promote && o.block_scale_a.empty() && !o.reverse_k;
+  const auto n = static_cast<std::size_t>(b.cols);
+  std::vector<std::size_t> offset_a(n), offset_b(n);
+  std::vector<std::uint64_t> epilogue_c(n), starts(n), values(n);
+  for (std::size_t j = 0; j < n; ++j) offset_b[j] = j * static_cast<std::size_t>(k);
+  for (int i = 0; i < a.rows; ++i) {
     for (int j = 0; j < b.cols; ++j) {
       std::uint64_t start = c ? c->at(i, j) : 0;
       if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
-      const std::uint64_t epilogue_c = start;
-      if (o.c_in_epilogue) start = 0;
+      epilogue_c[static_cast<std::size_t>(j)] = start;
+      starts[static_cast<std::size_t>(j)] = o.c_in_epilogue ? 0 : start;
+    }
+    if (by_rows) {
+      std::fill(offset_a.begin(), offset_a.end(), static_cast<std::size_t>(i) * k);
+      pr.kernel.dot_many(pr.a, offset_a, pr.bt, offset_b, 1, static_cast<std::size_t>(k), starts,
+                         values);
+    }
+    for (int j = 0; j < b.cols; ++j) {
+      const std::uint64_t start = starts[static_cast<std::size_t>(j)];
       std::uint64_t value;
-      if (o.split_k == 1) {
+      if (by_rows) {
+        value = values[static_cast<std::size_t>(j)];
+      } else if (o.split_k == 1) {
         value = element(o, pr, a, b, i, j, 0, k, start);
       } else {
         std::vector<std::uint64_t> parts;
@@ -178,10 +196,12 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
           value = ieee(Op::add, acc_format, start, parts[0]);
         }
       }
-      if (o.c_in_epilogue && c) value = ieee(Op::add, acc_format, value, epilogue_c);
+      if (o.c_in_epilogue && c)
+        value = ieee(Op::add, acc_format, value, epilogue_c[static_cast<std::size_t>(j)]);
       d.codes[static_cast<std::size_t>(i) * b.cols + j] =
           convert(value, acc_format, o.out, o.out_rounding).bits;
     }
+  }
   return d;
 }
 

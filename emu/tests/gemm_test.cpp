@@ -2,6 +2,11 @@
 // (L = 32, F = 13, e8m13 accumulator), split-K, per-group scales, and shape errors.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <random>
+#include <utility>
+
+#include "fpconform/convert.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/gemm.hpp"
 #include "fpconform/matrix_presets.hpp"
@@ -103,6 +108,47 @@ TEST(Gemm, BlockScales) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--block-scale-a"), std::string::npos) << e.what();
+  }
+}
+
+// Whole rows of D at once (gemm hands a row's columns to the kernel together, which interleaves
+// their dot products) against fdpa per element on the gathered row and column, with and without
+// C: the Ampere f16 and bf16 and Hopper e4m3 units, M x N with N = 8 + 2 + 1 (every group size
+// of the kernel), K with a partial last block, normal values.
+TEST(Gemm, RowsSameAsTheModelPerElement) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f32 = parse_format("f32"), f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  for (const auto& [preset, input] : {std::pair{"ampere", "f16"}, std::pair{"hopper", "e4m3"},
+                                      std::pair{"ampere", "bf16"}}) {
+    const Format in = parse_format(input);
+    GemmOptions o;
+    o.unit = find_matrix_unit(preset, in, f32);
+    o.acc = f32;
+    o.out = f32;
+    const int m = 3, n = 11, k = 1000 + static_cast<int>(rng() % 8);
+    Matrix a{m, k, in, {}}, b{k, n, in, {}}, c{m, n, f32, {}};
+    for (int i = 0; i < m * k; ++i)
+      a.codes.push_back(convert(std::bit_cast<std::uint64_t>(normal(rng)), f64, in, sat).bits);
+    for (int i = 0; i < k * n; ++i)
+      b.codes.push_back(convert(std::bit_cast<std::uint64_t>(normal(rng)), f64, in, sat).bits);
+    for (int i = 0; i < m * n; ++i)
+      c.codes.push_back(std::bit_cast<std::uint32_t>(static_cast<float>(normal(rng) * 16)));
+    const Matrix d0 = gemm(o, a, b), d1 = gemm(o, a, b, &c);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        std::vector<std::uint64_t> av, bv;
+        for (int t = 0; t < k; ++t) {
+          av.push_back(a.at(i, t));
+          bv.push_back(b.at(t, j));
+        }
+        EXPECT_EQ(d0.at(i, j), fdpa(o.unit, in, f32, av, bv, 0))
+            << preset << " " << input << " " << i << "," << j;
+        EXPECT_EQ(d1.at(i, j), fdpa(o.unit, in, f32, av, bv, c.at(i, j)))
+            << preset << " " << input << " " << i << "," << j << " with C";
+      }
   }
 }
 

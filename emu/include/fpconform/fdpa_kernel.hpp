@@ -39,6 +39,15 @@ class FdpaKernel {
                     std::uint64_t c) const;
   std::uint64_t dot(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                     std::uint64_t c) const;
+  // Several dot products of k products each (a GEMM row against several columns, or the like):
+  // out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]), the same codes. Where the
+  // fused block's two-pass path serves, up to eight of them run at once, their block chains (each
+  // block waits for the previous block's rounded result) interleaved, or with AVX2 one per
+  // vector lane. out may be c. Throws Error when the four spans differ in length.
+  void dot_many(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+                const DecodedOperands& b, std::span<const std::size_t> offset_b,
+                std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
+                std::span<std::uint64_t> out) const;
 
  private:
   std::uint64_t block(const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
@@ -49,10 +58,11 @@ class FdpaKernel {
                             const std::int32_t* sb, const std::int32_t* eb, std::size_t n,
                             std::uint64_t c, const std::uint64_t* codes_a,
                             const std::uint64_t* codes_b, std::size_t stride_b) const;
-  std::uint64_t dot_two_pass(const DecodedOperands& a, std::size_t offset_a,
-                             const DecodedOperands& b, std::size_t offset_b, std::size_t stride_b,
-                             const std::int32_t* sbp, const std::int32_t* ebp, std::size_t k,
-                             std::uint64_t c) const;
+  bool two_pass_applies(const DecodedOperands& a, const DecodedOperands& b, std::size_t k) const;
+  void dot_two_pass(const DecodedOperands& a, const std::size_t* offset_a,
+                    const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
+                    const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
+                    std::uint64_t* d, int n) const;
   std::uint64_t general(std::size_t n, std::uint64_t c, const std::uint64_t* codes_a,
                         const std::uint64_t* codes_b, std::size_t stride_b) const;
   FdpaParams p_;

@@ -1,13 +1,16 @@
 // Emulated matrix units: MACs per second per core (one thread, CPU time) of FdpaKernel, the
 // fast path of the fused dot-product-add model, for `hopper` e4m3 (L = 32, F = 13, e8m13) and
 // `ampere` f16 (L = 8, F = 24), fp32 output, K = 4096 per dot product with the operands decoded
-// once (as gemm does). Baseline: a plain fp32 FMA dot product of the same values, one
-// accumulator (sum = fma(a, b, sum), the order a scalar fp32 loop has). The target is
-// absolute, 10^9 MACs/s per core; the line states it as the ratio 10^9 / (baseline rate) so that
-// it stays a comparison with something measured in the same run.
+// once, as gemm runs them: one row of A against kCols columns of B through dot_many (the kernel
+// interleaves the columns' block chains), kCols * K MACs per iteration. Baseline: a plain fp32
+// FMA dot product of the same values, one accumulator (sum = fma(a, b, sum), the order a scalar
+// fp32 loop has). The target is absolute, 10^9 MACs/s per core; the line states it as
+// the ratio 10^9 / (baseline rate) so that it stays a comparison with something measured in the
+// same run.
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cases.hpp"
 #include "fpconform/fdpa_kernel.hpp"
@@ -20,6 +23,7 @@ namespace fpconform::bench {
 namespace {
 
 constexpr std::size_t kK = 4096;
+constexpr std::size_t kCols = 8;  // output elements (columns of one GEMM row) per iteration
 
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("fma"))) float fma_dot(const float* a, const float* b, std::size_t n) {
@@ -37,6 +41,13 @@ float fma_dot(const float* a, const float* b, std::size_t n) {
 bool have_fma() { return true; }
 #endif
 
+// Where each column of B starts in DotData::b_cols.
+std::vector<std::size_t> col_offsets() {
+  std::vector<std::size_t> o(kCols);
+  for (std::size_t j = 0; j < kCols; ++j) o[j] = j * kK;
+  return o;
+}
+
 }  // namespace
 
 void mma_cases(const Settings& s, Sink& sink) {
@@ -53,19 +64,38 @@ void mma_cases(const Settings& s, Sink& sink) {
   data.reserve(2);
   const Format f32 = parse_format("f32");
   for (const Model& m : models) {
-    const DotData& d = data.emplace_back(m.format, kK, 42);
+    const DotData& d = data.emplace_back(m.format, kK, 42, kCols);
     const FdpaParams p = find_matrix_unit(m.preset, d.in, f32);
     const FdpaKernel k(p, d.in, f32);
     if (!k.fast()) s.note(std::string("mma ") + m.label + ": FdpaKernel has no fast path here");
-    // Sanity: the fast path agrees with the clear model on these operands.
-    const std::uint64_t want = fdpa(p, d.in, f32, d.a, d.b, 0);
-    if (k.dot(d.a, d.b, 0) != want)
-      s.note(std::string("mma ") + m.label + ": FdpaKernel DISAGREES with fdpa on the bench data");
+    // Sanity: the fast path agrees with the clear model on these operands, column by column.
+    {
+      const DecodedOperands da = k.decode(d.a), db = k.decode(d.b_cols);
+      const std::vector<std::size_t> oa(kCols, 0), ob = col_offsets();
+      const std::vector<std::uint64_t> c(kCols, 0);
+      std::vector<std::uint64_t> got(kCols);
+      k.dot_many(da, oa, db, ob, 1, kK, c, got);
+      for (std::size_t j = 0; j < kCols; ++j) {
+        const auto first = d.b_cols.begin() + static_cast<std::ptrdiff_t>(j * kK);
+        const std::vector<std::uint64_t> col(first, first + static_cast<std::ptrdiff_t>(kK));
+        if (got[j] != fdpa(p, d.in, f32, d.a, col, 0))
+          s.note(std::string("mma ") + m.label +
+                 ": FdpaKernel DISAGREES with fdpa on the bench data");
+      }
+    }
     cases.push_back({std::string("mma_") + m.label, [&d, p, f32](benchmark::State& st) {
                        const FdpaKernel k(p, d.in, f32);
-                       const DecodedOperands da = k.decode(d.a), db = k.decode(d.b);
-                       for (auto _ : st) benchmark::DoNotOptimize(k.dot(da, 0, db, 0, 1, kK, 0));
-                       st.SetItemsProcessed(st.iterations() * static_cast<std::int64_t>(kK));
+                       const DecodedOperands da = k.decode(d.a), db = k.decode(d.b_cols);
+                       const std::vector<std::size_t> oa(kCols, 0), ob = col_offsets();
+                       const std::vector<std::uint64_t> c(kCols, 0);
+                       std::vector<std::uint64_t> out(kCols);
+                       for (auto _ : st) {
+                         k.dot_many(da, oa, db, ob, 1, kK, c, out);
+                         benchmark::DoNotOptimize(out.data());
+                         benchmark::ClobberMemory();
+                       }
+                       st.SetItemsProcessed(st.iterations() *
+                                            static_cast<std::int64_t>(kCols * kK));
                      }});
     cases.push_back({std::string("fp32_") + m.label, [&d](benchmark::State& st) {
                        for (auto _ : st) benchmark::DoNotOptimize(fma_dot(d.fa.data(), d.fb.data(), kK));
