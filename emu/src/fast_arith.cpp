@@ -80,9 +80,11 @@ SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
   return apply_op(op_, f_, ops, options_);
 }
 
-[[gnu::always_inline]] inline bool SmallFormatOp::away(std::uint64_t rem, std::uint64_t half, bool sticky, bool odd_code,
-                         bool negative) const {
-  switch (options_.rounding.mode) {
+template <RoundingMode M>
+[[gnu::always_inline]] inline bool SmallFormatOp::away(std::uint64_t rem, std::uint64_t half,
+                                                       bool sticky, bool odd_code,
+                                                       bool negative) const {
+  switch (M) {
     case RoundingMode::rne: return rem > half || (rem == half && (sticky || odd_code));
     case RoundingMode::rna: return rem >= half;
     case RoundingMode::up: return !negative;
@@ -94,8 +96,10 @@ SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
 // |x| = (sig + sticky) * 2^exp with sig != 0: the same rules as round_to_format's finite
 // path. Tiny results whose tininess after rounding is in doubt, and negative results in an
 // unsigned format, go to apply_op.
-[[gnu::always_inline]] inline Rounded SmallFormatOp::round(bool negative, std::uint64_t sig, int exp, bool sticky,
-                             std::uint64_t a, std::uint64_t b) const {
+template <RoundingMode M>
+[[gnu::always_inline]] inline Rounded SmallFormatOp::round(bool negative, std::uint64_t sig,
+                                                           int exp, bool sticky, std::uint64_t a,
+                                                           std::uint64_t b) const {
   const int len = 64 - std::countl_zero(sig);
   const int e = exp + len - 1;
   const int ni = negative ? 1 : 0;
@@ -116,8 +120,8 @@ SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
       const std::uint64_t rem = sig & ((1ull << shift) - 1);
       inexact = inexact || rem != 0;
       if (inexact) {
-        if (options_.rounding.mode == RoundingMode::odd) code |= 1;
-        else code += away(rem, 1ull << (shift - 1), sticky, code & 1, negative) ? 1 : 0;
+        if (M == RoundingMode::odd) code |= 1;
+        else code += away<M>(rem, 1ull << (shift - 1), sticky, code & 1, negative) ? 1 : 0;
       }
     }
     if (code > max_finite_) return overflow_[ni];
@@ -136,15 +140,15 @@ SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
       const std::uint64_t rem = sig & ((1ull << shift) - 1);
       inexact = inexact || rem != 0;
       if (inexact) {
-        if (options_.rounding.mode == RoundingMode::odd) code |= 1;
-        else code += away(rem, 1ull << (shift - 1), sticky, code & 1, negative) ? 1 : 0;
+        if (M == RoundingMode::odd) code |= 1;
+        else code += away<M>(rem, 1ull << (shift - 1), sticky, code & 1, negative) ? 1 : 0;
       }
     } else {
       // Far below the grid: below half an ulp, never a tie.
       code = 0;
       inexact = true;
-      if (options_.rounding.mode == RoundingMode::odd) code = 1;
-      else code = away(1, 2, false, false, negative) ? 1 : 0;
+      if (M == RoundingMode::odd) code = 1;
+      else code = away<M>(1, 2, false, false, negative) ? 1 : 0;
     }
     r.flags.bits = inexact ? (Flags::inexact | Flags::underflow) : 0;
     if (code == 0) {
@@ -156,8 +160,10 @@ SmallFormatOp::SmallFormatOp(const Format& f, Op op, const OpOptions& options)
   return r;
 }
 
-Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
-  if (!fast_mode_ || ((a | b) & ~f_.code_mask())) return slow(a, b);
+// The whole fast path for one op and mode (the caller has checked fast_mode_ and the codes).
+template <Op O, RoundingMode M>
+[[gnu::always_inline]] inline Rounded SmallFormatOp::eval(std::uint64_t a,
+                                                          std::uint64_t b) const {
   const Entry x = table_[a], y = table_[b];
   if (x.sig == 0 || y.sig == 0) {  // a special or zero operand
     if (!is_nan_.empty() && is_nan_[a] != is_nan_[b]) {
@@ -173,7 +179,7 @@ Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
   }
   const bool na = (a & sign_mask_) != 0;
   bool nb = (b & sign_mask_) != 0;
-  switch (op_) {
+  switch (O) {
     case Op::sub:
       nb = !nb;
       [[fallthrough]];
@@ -217,17 +223,65 @@ Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
         neg = ny;
       }
       if (mag == 0) return slow(a, b);  // exact zero: the sign rule lives in apply_op
-      return round(neg, mag, exp, sticky, a, b);
+      return round<M>(neg, mag, exp, sticky, a, b);
     }
     case Op::mul:
-      return round(na != nb, std::uint64_t{x.sig} * y.sig, x.exp + y.exp, false, a, b);
+      return round<M>(na != nb, std::uint64_t{x.sig} * y.sig, x.exp + y.exp, false, a, b);
     case Op::div: {
       const std::uint64_t num = std::uint64_t{x.sig} << 44;
       const std::uint64_t q = num / y.sig, rem = num % y.sig;
-      return round(na != nb, q, x.exp - 44 - y.exp, rem != 0, a, b);
+      return round<M>(na != nb, q, x.exp - 44 - y.exp, rem != 0, a, b);
     }
     default: return slow(a, b);
   }
+}
+
+
+template <class F>
+[[gnu::always_inline]] inline auto SmallFormatOp::dispatch(F&& f) const {
+  auto by_mode = [&]<Op O>() {
+    switch (options_.rounding.mode) {
+      case RoundingMode::rne: return f.template operator()<O, RoundingMode::rne>();
+      case RoundingMode::rna: return f.template operator()<O, RoundingMode::rna>();
+      case RoundingMode::rtz: return f.template operator()<O, RoundingMode::rtz>();
+      case RoundingMode::up: return f.template operator()<O, RoundingMode::up>();
+      case RoundingMode::down: return f.template operator()<O, RoundingMode::down>();
+      default: return f.template operator()<O, RoundingMode::odd>();
+    }
+  };
+  switch (op_) {
+    case Op::add: return by_mode.template operator()<Op::add>();
+    case Op::sub: return by_mode.template operator()<Op::sub>();
+    case Op::mul: return by_mode.template operator()<Op::mul>();
+    default: return by_mode.template operator()<Op::div>();
+  }
+}
+
+Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
+  if (!fast_mode_ || ((a | b) & ~f_.code_mask())) return slow(a, b);
+  return dispatch([&]<Op O, RoundingMode M>() { return eval<O, M>(a, b); });
+}
+
+template <Op O, RoundingMode M>
+void SmallFormatOp::row_impl(std::uint64_t a, std::uint64_t b0, std::size_t n,
+                             std::uint32_t* out) const {
+  for (std::size_t i = 0; i < n; ++i) {
+    const Rounded r = eval<O, M>(a, b0 + i);
+    out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+  }
+}
+
+void SmallFormatOp::row(std::uint64_t a, std::uint64_t b0, std::size_t n,
+                        std::uint32_t* out) const {
+  const std::uint64_t mask = f_.code_mask();
+  if (!fast_mode_ || a > mask || b0 > mask || n > mask + 1 - b0) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const Rounded r = (*this)(a, b0 + i);
+      out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+    }
+    return;
+  }
+  dispatch([&]<Op O, RoundingMode M>() { row_impl<O, M>(a, b0, n, out); });
 }
 
 }  // namespace fpconform

@@ -15,6 +15,7 @@
 // An object is immutable after construction; calls may run concurrently from threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,11 @@ class SmallFormatOp {
 
   Rounded operator()(std::uint64_t a, std::uint64_t b) const;
 
+  // A row of pairs (the exhaustive sweeps: a fixed, every b): for i < n, out[i] = the code of
+  // (*this)(a, b0 + i) | its flags << 16 — the same results, with the op and mode dispatched
+  // once per row instead of per pair.
+  void row(std::uint64_t a, std::uint64_t b0, std::size_t n, std::uint32_t* out) const;
+
   static bool supports(const Format& f, Op op);
 
  private:
@@ -37,8 +43,16 @@ class SmallFormatOp {
     std::int16_t exp = 0;    // weight of sig's last bit
   };
   Rounded slow(std::uint64_t a, std::uint64_t b) const;
+  template <Op O, RoundingMode M>
+  Rounded eval(std::uint64_t a, std::uint64_t b) const;
+  template <Op O, RoundingMode M>
+  void row_impl(std::uint64_t a, std::uint64_t b0, std::size_t n, std::uint32_t* out) const;
+  template <class F>
+  auto dispatch(F&& f) const;  // f.template operator()<op_, mode>()
+  template <RoundingMode M>
   Rounded round(bool negative, std::uint64_t sig, int exp, bool sticky, std::uint64_t a,
                 std::uint64_t b) const;
+  template <RoundingMode M>
   bool away(std::uint64_t rem, std::uint64_t half, bool sticky, bool odd_code, bool negative) const;
 
   Format f_;

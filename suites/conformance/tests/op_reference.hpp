@@ -68,6 +68,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -135,7 +136,14 @@ class Context {
                  r_.mode == RoundingMode::rtz || r_.mode == RoundingMode::up ||
                  r_.mode == RoundingMode::down || r_.mode == RoundingMode::odd;
     const int width = (f.is_signed ? 1 : 0) + f.exp_bits + f.man_bits;
-    if (width <= 16 && kUseTable) table_ = decode_table(f, t_, r_.daz);
+    if (width <= 16 && kUseTable) {
+      table_ = decode_table(f, t_, r_.daz);
+      values_ = value_table(f, t_, r_.daz);
+      memo_ = std::make_shared<RowMemo>();
+      // Any finite value above maxf rounds to the same overflow result (round_finite).
+      overflow_[0] = round_value(4 * t_.maxf);
+      overflow_[1] = round_value(-4 * t_.maxf);
+    }
   }
 
   const Target& target() const { return t_; }
@@ -152,11 +160,7 @@ class Context {
                                                               bool daz) {
     static std::mutex mu;
     static std::map<std::string, std::shared_ptr<const std::vector<Val>>> cache;
-    const std::string key = std::to_string(f.exp_bits) + "," + std::to_string(f.man_bits) + "," +
-                            std::to_string(f.bias) + "," + std::to_string(f.is_signed) + "," +
-                            std::to_string(f.subnormals) + "," + std::to_string(f.has_zero) + "," +
-                            std::to_string(static_cast<int>(f.inf)) + "," +
-                            std::to_string(static_cast<int>(f.nan)) + (daz ? ",daz" : "");
+    const std::string key = table_key(f, daz);
     std::lock_guard<std::mutex> g(mu);
     auto& slot = cache[key];
     if (!slot) {
@@ -165,6 +169,33 @@ class Context {
       slot = std::move(v);
     }
     return slot;
+  }
+
+  // The signed value of every code of a <= 16-bit format as a double, for the row form
+  // (apply_row): finite non-zero codes exactly, every other code (zero, inf, NaN, a DAZ-flushed
+  // subnormal) a quiet NaN, so that any arithmetic on it gives a NaN. Shared like decode_table.
+  static std::shared_ptr<const std::vector<double>> value_table(const Format& f, const Target& t,
+                                                                bool daz) {
+    static std::mutex mu;
+    static std::map<std::string, std::shared_ptr<const std::vector<double>>> cache;
+    const auto vals = decode_table(f, t, daz);
+    std::lock_guard<std::mutex> g(mu);
+    auto& slot = cache[table_key(f, daz)];
+    if (!slot) {
+      auto v = std::make_shared<std::vector<double>>(vals->size());
+      for (std::size_t c = 0; c < vals->size(); ++c)
+        (*v)[c] = (*vals)[c].kind == Val::finite ? (*vals)[c].value()
+                                                 : std::numeric_limits<double>::quiet_NaN();
+      slot = std::move(v);
+    }
+    return slot;
+  }
+  static std::string table_key(const Format& f, bool daz) {
+    return std::to_string(f.exp_bits) + "," + std::to_string(f.man_bits) + "," +
+           std::to_string(f.bias) + "," + std::to_string(f.is_signed) + "," +
+           std::to_string(f.subnormals) + "," + std::to_string(f.has_zero) + "," +
+           std::to_string(static_cast<int>(f.inf)) + "," +
+           std::to_string(static_cast<int>(f.nan)) + (daz ? ",daz" : "");
   }
 
   static Val decode_slow(const Target& t, bool daz, u64 bits) {
@@ -527,6 +558,229 @@ class Context {
   bool exact_int_;
   bool fast_mode_ = false;
   std::shared_ptr<const std::vector<Val>> table_;
+  std::shared_ptr<const std::vector<double>> values_;
+
+  // ---- the row form (apply_row) ----------------------------------------------------------------
+  // Per-context memo of the row form, shared by copies, filled on first use: per op and sign
+  // of a finite non-zero a, the results for every special b (NaN, inf, zero: apply(op, {a, b})
+  // depends on a only through its sign there, since add/mul/div/sub of a finite non-zero a and
+  // a NaN, an infinity or (mul, div) a zero never looks at a's magnitude; add/sub with a zero
+  // b, whose result is a, are left out); and a finite non-zero code of each sign.
+  struct RowMemo {
+    std::once_flag once[4];
+    std::vector<std::uint32_t> special_b[4][2];  // [k][a negative], indexed by b; kRowRedo: none
+    std::once_flag reps_once;
+    u64 rep[2] = {0, 0};  // a finite non-zero code of each sign (kind finite)
+    bool have_rep[2] = {false, false};
+  };
+  std::shared_ptr<RowMemo> memo_;
+  Result overflow_[2];  // a finite |x| >= 2^emin that rounds above maxf, per sign
+
+  void fill_reps() const {
+    std::call_once(memo_->reps_once, [&] {
+      for (u64 c = 0; c <= t_.code_all; ++c) {
+        const Val& v = (*table_)[c];
+        if (v.kind != Val::finite || memo_->have_rep[v.neg]) continue;
+        memo_->rep[v.neg] = c;
+        memo_->have_rep[v.neg] = true;
+      }
+    });
+  }
+  const std::vector<std::uint32_t>& special_column(int k, Op op, bool a_neg) const {
+    std::call_once(memo_->once[k], [&] {
+      fill_reps();
+      for (int sg = 0; sg < 2; ++sg) {
+        auto& col = memo_->special_b[k][sg];
+        col.assign(t_.code_all + 1, kRowRedo);
+        if (!memo_->have_rep[sg]) continue;
+        for (u64 b = 0; b <= t_.code_all; ++b) {
+          const Val& v = (*table_)[b];
+          if (v.kind == Val::finite || (v.kind == Val::zero && k <= 1)) continue;
+          const u64 ops[3] = {memo_->rep[sg], b, 0};
+          col[b] = pack(apply(op, ops));
+        }
+      }
+    });
+    return memo_->special_b[k][a_neg];
+  }
+
+  // K: 0 add, 1 sub, 2 mul, 3 div. The same arithmetic as add/sub/mul/div above (TwoSum and
+  // to_odd, the exact product, the quotient and its fma remainder) and the same rounding as
+  // round_finite restricted to deterministic modes, signed formats, results not tiny or tiny
+  // on a subnormal grid without FTZ and not at 2^(emin-1) <= |x| < 2^emin under tininess after
+  // rounding, written without branches so that the loop vectorizes: the dropped bits of the
+  // double x (53 bits, RO(exact)) are below the grid 2^q, q = max(e, emin) - m; a result above
+  // maxf is the overflow result of its sign. Every other pair (a special or zero operand, an
+  // exact zero sum, tininess in doubt, a zero result in a format without -0) gets kRowRedo.
+  template <RoundingMode M, int K>
+  [[gnu::always_inline]] inline void row_body(double va, const double* vb, std::size_t n,
+                                              std::uint32_t* out) const {
+    const int s = 52 - t_.m;
+    const u64 low = (u64{1} << s) - 1, half = u64{1} << (s - 1);
+    const u64 off = static_cast<u64>(1023 - t_.bias) << t_.m;  // (e + bias) << m from e + 1023
+    const std::int64_t emin_E = t_.emin + 1023;  // the double exponent field of 2^emin
+    const double two_emin = t_.two_emin;
+    const u64 min_normal = u64{1} << t_.m;       // the code of 2^emin (subnormal formats)
+    const u64 max_mag = t_.max_mag;
+    const int sign_shift = std::countr_zero(t_.sign_bit);
+    // Tiny results the loop rounds: on a subnormal grid (m >= 1), without FTZ; at d = -1 only
+    // when tininess is before rounding (after rounding it is in doubt there).
+    const std::int64_t tiny_floor =
+        (t_.subnormals && t_.has_zero && t_.m >= 1 && !r_.ftz) ? -1075 : 0;
+    const std::int64_t tiny_doubt =
+        r_.tininess == fpconform::Tininess::before_rounding ? -1000000 : -1;
+    const u64 negzero_bad = t_.has_negzero ? 0 : 1;
+    const u64 ov0 = pack(overflow_[0]), ov1 = pack(overflow_[1]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double y = vb[i];
+      u64 xb;
+      if constexpr (K == 0 || K == 1 || K == 3) {
+        double r, e;
+        if constexpr (K == 3) {
+          r = va / y;
+          e = std::fma(-r, y, va);  // a - q b exactly; a/b - q has the sign of e * b
+          e = y < 0 ? -e : e;
+        } else {
+          const double yy = K == 1 ? -y : y;
+          r = va + yy;
+          const double bb = r - va;
+          e = (va - (r - bb)) + (yy - bb);  // TwoSum
+        }
+        const u64 rb = std::bit_cast<u64>(r), eb = std::bit_cast<u64>(e);
+        // to_odd: an even inexact r moves one code toward the exact value.
+        const u64 step = (e != 0 && (rb & 1) == 0) ? u64{1} : u64{0};
+        xb = ((eb ^ rb) >> 63) ? rb - step : rb + step;
+      } else {
+        xb = std::bit_cast<u64>(va * y);  // exact
+      }
+      const u64 mag0 = xb & ~(u64{1} << 63);
+      const u64 neg = xb >> 63;
+      const std::int64_t E = static_cast<std::int64_t>(mag0 >> 52);
+      const std::int64_t d = E - emin_E;  // e - emin
+      // A tiny |x| is rounded as RO(|x| + 2^emin) in the binade of 2^emin, whose grid there is
+      // the subnormal grid 2^(emin - m): adding 2^emin (an even multiple of it, m >= 1) moves
+      // every rounding decision along unchanged, and RO at 53 bits keeps it (the same theorem
+      // as above). Fast2Sum: 2^emin > |x|.
+      const double xm = std::bit_cast<double>(mag0);
+      const double z = two_emin + xm;
+      const double ze = xm - (z - two_emin);
+      const u64 zb = std::bit_cast<u64>(z);
+      const u64 z_odd = zb + ((ze != 0 && (zb & 1) == 0) ? (ze > 0 ? u64{1} : ~u64{0}) : u64{0});
+      const u64 tiny = d < 0 ? 1 : 0;
+      const u64 mag = tiny ? z_odd : mag0;
+      const u64 rem = mag & low;
+      const u64 trunc = (mag >> s) - off;
+      const u64 inexact = rem != 0 ? 1 : 0;
+      u64 away = 0;
+      if constexpr (M == RoundingMode::rne) away = rem + (trunc & 1) > half ? 1 : 0;
+      else if constexpr (M == RoundingMode::rna) away = rem >= half ? 1 : 0;
+      else if constexpr (M == RoundingMode::up) away = inexact & (neg ^ 1);
+      else if constexpr (M == RoundingMode::down) away = inexact & neg;
+      else if constexpr (M == RoundingMode::odd) away = inexact & ((trunc & 1) ^ 1);
+      const u64 code = trunc + away - (tiny ? min_normal : 0);
+      const u64 redo = (E == 2047 ? 1 : 0) | (E == 0 ? 1 : 0) | (d < tiny_floor ? 1 : 0) |
+                       (d == tiny_doubt ? 1 : 0) | ((code == 0 ? 1 : 0) & neg & negzero_bad);
+      const u64 packed = code | (neg << sign_shift) | (inexact << 16) | ((inexact & tiny) << 17);
+      const u64 res = code > max_mag ? (neg ? ov1 : ov0) : packed;
+      out[i] = static_cast<std::uint32_t>(redo ? u64{kRowRedo} : res);
+    }
+  }
+  template <int K>
+  [[gnu::always_inline]] inline void row_modes(double va, const double* vb, std::size_t n,
+                                               std::uint32_t* out) const {
+    switch (r_.mode) {
+      case RoundingMode::rne: return row_body<RoundingMode::rne, K>(va, vb, n, out);
+      case RoundingMode::rna: return row_body<RoundingMode::rna, K>(va, vb, n, out);
+      case RoundingMode::rtz: return row_body<RoundingMode::rtz, K>(va, vb, n, out);
+      case RoundingMode::up: return row_body<RoundingMode::up, K>(va, vb, n, out);
+      case RoundingMode::down: return row_body<RoundingMode::down, K>(va, vb, n, out);
+      default: return row_body<RoundingMode::odd, K>(va, vb, n, out);
+    }
+  }
+  [[gnu::always_inline]] inline void row_ops(int k, double va, const double* vb, std::size_t n,
+                                             std::uint32_t* out) const {
+    switch (k) {
+      case 0: return row_modes<0>(va, vb, n, out);
+      case 1: return row_modes<1>(va, vb, n, out);
+      case 2: return row_modes<2>(va, vb, n, out);
+      default: return row_modes<3>(va, vb, n, out);
+    }
+  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  [[gnu::target("avx2,fma"), gnu::noinline]] void row_avx2(int k, double va, const double* vb,
+                                                             std::size_t n,
+                                                             std::uint32_t* out) const {
+    row_ops(k, va, vb, n, out);
+  }
+  static bool have_avx2() {
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+  }
+#endif
+  [[gnu::noinline]] void row_plain(int k, double va, const double* vb, std::size_t n,
+                                   std::uint32_t* out) const {
+    row_ops(k, va, vb, n, out);
+  }
+  void row_kernel(int k, double va, const double* vb, std::size_t n, std::uint32_t* out) const {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx2()) return row_avx2(k, va, vb, n, out);
+#endif
+    row_plain(k, va, vb, n, out);
+  }
+
+ public:
+  // A row of a binary operation: for i < n, out[i] = pack(apply(op, {a, b0 + i})) — the same
+  // results as apply, faster, for the exhaustive sweeps (a fixed, every b). Needs a format of
+  // <= 16 bits (has_rows()). For add, sub, mul and div in a deterministic mode of a signed
+  // format: a finite non-zero a runs the branch-free row_body over the value table (AVX2 where
+  // the CPU has it), a special b's result comes from the memo of its column (per sign of a),
+  // and a special a's result for a finite non-zero b is that of the first such b of the same
+  // sign in the row (it depends on b's sign only: NaN a, inf a, or a zero a under mul and div;
+  // a zero a under add or sub gives b, which row_body computes as 0 + b). Every other pair,
+  // and every pair of other ops and configurations, goes through apply.
+  bool has_rows() const { return values_ != nullptr; }
+  static constexpr std::uint32_t kRowRedo = 0xFFFFFFFFu;  // not a result (flags 0xFF)
+  static std::uint32_t pack(const Result& r) {
+    return static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags) << 16);
+  }
+  void apply_row(Op op, u64 a, u64 b0, std::size_t n, std::uint32_t* out) const {
+    if (!values_) throw std::logic_error("opref::Context::apply_row: formats of <= 16 bits only");
+    if (a > t_.code_all || b0 > t_.code_all || n > t_.code_all + 1 - b0)
+      throw std::out_of_range("opref::Context::apply_row: code out of range");
+    const int k = op == Op::add ? 0 : op == Op::sub ? 1 : op == Op::mul ? 2 : op == Op::div ? 3 : -1;
+    auto one = [&](u64 b) {
+      const u64 ops[3] = {a, b, 0};
+      return pack(apply(op, ops));
+    };
+    if (k < 0 || !fast_mode_ || !t_.is_signed) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = one(b0 + i);
+      return;
+    }
+    const double* vb = values_->data() + b0;
+    const Val& A = (*table_)[a];
+    if (A.kind == Val::finite || (A.kind == Val::zero && k <= 1)) {
+      row_kernel(k, A.kind == Val::finite ? A.value() : 0.0, vb, n, out);
+      const std::uint32_t* col =
+          A.kind == Val::finite ? special_column(k, op, A.neg).data() + b0 : nullptr;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (out[i] != kRowRedo) continue;
+        if (col && std::isnan(vb[i]) && col[i] != kRowRedo) out[i] = col[i];
+        else out[i] = one(b0 + i);
+      }
+      return;
+    }
+    std::uint32_t by_sign[2] = {kRowRedo, kRowRedo};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double y = vb[i];
+      if (std::isnan(y)) {
+        out[i] = one(b0 + i);
+        continue;
+      }
+      std::uint32_t& r = by_sign[std::signbit(y) ? 1 : 0];
+      if (r == kRowRedo) r = one(b0 + i);
+      out[i] = r;
+    }
+  }
 };
 
 // One-shot form with the same contract as fpconform::apply_op (for supported formats).
