@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "fpconform/convert.hpp"
@@ -13,6 +14,15 @@
 
 namespace fpconform {
 namespace {
+
+// The preset's unit for in -> out, if it models that output.
+std::optional<FdpaParams> unit_for(const MatrixUnitEntry& e, const Format& in, const Format& out) {
+  try {
+    return find_matrix_unit(e.preset, in, out);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
 
 std::uint64_t random_code(std::mt19937_64& rng, const Format& f, int kind) {
   std::uint64_t v = rng() & f.code_mask();
@@ -37,13 +47,9 @@ TEST(FdpaKernel, SameAsTheModelOnRandomVectors) {
     const Format in = parse_format(e.input);
     for (const char* out_name : {"f32", "f16"}) {
       const Format out = parse_format(out_name);
-      FdpaParams p;
-      try {
-        p = find_matrix_unit(e.preset, in, out);
-      } catch (const Error&) {
-        continue;  // no model for this output
-      }
-      const FdpaKernel kernel(p, in, out);
+      const auto p = unit_for(e, in, out);
+      if (!p) continue;  // no model for this output
+      const FdpaKernel kernel(*p, in, out);
       fast_blocks += kernel.fast() ? 1 : 0;
       for (int t = 0; t < 400; ++t) {
         const std::size_t k = 1 + rng() % 100;
@@ -61,7 +67,7 @@ TEST(FdpaKernel, SameAsTheModelOnRandomVectors) {
         std::uint64_t c = rng() & out.code_mask();
         if (t % 5 == 0 || kind == 2) c = 0;
         if (t % 7 == 0) c &= out.sign_mask() | 0xFF;  // subnormal C
-        const std::uint64_t want = fdpa(p, in, out, a, b, c);
+        const std::uint64_t want = fdpa(*p, in, out, a, b, c);
         const std::uint64_t got = kernel.dot(a, b, c);
         ASSERT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name << " t=" << t
                              << " k=" << k;
@@ -84,13 +90,9 @@ TEST(FdpaKernel, LongDotsSameAsTheModel) {
   for (const MatrixUnitEntry& e : matrix_unit_entries()) {
     const Format in = parse_format(e.input);
     if (in.width() > 16) continue;
-    FdpaParams p;
-    try {
-      p = find_matrix_unit(e.preset, in, f32);
-    } catch (const Error&) {
-      continue;
-    }
-    const FdpaKernel kernel(p, in, f32);
+    const auto p = unit_for(e, in, f32);
+    if (!p) continue;  // no model for this output
+    const FdpaKernel kernel(*p, in, f32);
     for (std::size_t k : {std::size_t{7}, std::size_t{64}, std::size_t{1000}, std::size_t{4096}}) {
       std::vector<std::uint64_t> a(k), b(k);
       Rounding sat;
@@ -103,7 +105,7 @@ TEST(FdpaKernel, LongDotsSameAsTheModel) {
       }
       for (std::uint64_t c : {std::uint64_t{0}, std::uint64_t{0x3F800000}, std::uint64_t{0xC4800000},
                               std::uint64_t{0x00000010}, std::uint64_t{0x80000000}}) {
-        ASSERT_EQ(kernel.dot(a, b, c), fdpa(p, in, f32, a, b, c))
+        ASSERT_EQ(kernel.dot(a, b, c), fdpa(*p, in, f32, a, b, c))
             << e.preset << " " << e.input << " k=" << k << " c=" << c;
         ++compared;
       }
@@ -187,13 +189,9 @@ TEST(FdpaKernel, DotManySameAsTheModel) {
     if (in.width() > 16) continue;
     for (const char* out_name : {"f32", "f16"}) {
       const Format out = parse_format(out_name);
-      FdpaParams p;
-      try {
-        p = find_matrix_unit(e.preset, in, out);
-      } catch (const Error&) {
-        continue;
-      }
-      const FdpaKernel kernel(p, in, out);
+      const auto p = unit_for(e, in, out);
+      if (!p) continue;  // no model for this output
+      const FdpaKernel kernel(*p, in, out);
       for (int t = 0; t < 12; ++t) {
         const std::size_t n = 1 + (static_cast<std::size_t>(t) * 5) % 13;  // outputs: 1 .. 13
         const std::size_t rows = 1 + rng() % 3;
@@ -233,7 +231,7 @@ TEST(FdpaKernel, DotManySameAsTheModel) {
                                         a.begin() + static_cast<std::ptrdiff_t>(oa[j] + k));
           std::vector<std::uint64_t> bv(k);
           for (std::size_t i = 0; i < k; ++i) bv[i] = b[strided ? i * n + j : j * k + i];
-          ASSERT_EQ(got[j], fdpa(p, in, out, av, bv, c[j]))
+          ASSERT_EQ(got[j], fdpa(*p, in, out, av, bv, c[j]))
               << e.preset << " " << e.input << "->" << out_name << " t=" << t << " n=" << n
               << " j=" << j << " k=" << k << (strided ? " strided" : "");
           ++compared;
