@@ -30,6 +30,10 @@
 // packed twice), and for rne/rtz/up/down tier 2 is "tier F": the rounding of subnormal and
 // normal results alike by vroundps with the mode in the immediate (see v_tierf). After a block
 // needed tier 2, the next blocks skip the tier 1 attempt until 4 in a row are all normal.
+// AVX2, 1-byte codes, rne/rtz/up/down (where make_tierm_params allows): every block goes through
+// tier M instead (see v_tierm), one fp32 addition per value in MXCSR's rounding mode, which the
+// call sets and restores; it serves subnormal results, overflow and (mostly) specials alike, so
+// normally distributed data and data with large values stay in one branch-free loop.
 #include "fpconform/fast_convert.hpp"
 
 #include <algorithm>
@@ -530,10 +534,151 @@ FPC_AVX2 void lean_blocks(const float* in, OutT* out, std::size_t nblocks, const
   }
 }
 
+// Tier M (1-byte codes; rne, rtz, up, down with MXCSR's rounding set to the mode, DAZ/FTZ off):
+// every |x| whose code is a finite value or the clamp's overflow code, in one pass without
+// per-lane branches or variable shifts. With ac = min(|x|, mg_hi) (the clamp makes every
+// overflow the clamp's code), E = max(exponent of ac, 2^emin) and C = 2^(E + 23 - m), the sum
+//   y = ac + C   (fp32, rounded in MXCSR's mode)
+// rounds ac to a multiple of ulp(C) = 2^(E - m), the target's grid at ac (its subnormal grid
+// below 2^emin), and the fraction field of y is k = ac / 2^(E - m) rounded, in [0, 2^(m+1)] (a
+// carry to 2^(m+1) is the next binade). The code is k + (E - emin) * 2^m: subtracting the bits
+// of Cmin = 2^(emin + 23 - m) from y leaves (E - emin) << 23 | k, and one pmaddwd adds the two
+// halves as k * 2^(7-m) + ((E - emin) << 7) = code << (7 - m) (shifted back after the pack).
+// The code's sign bit is added to k. For up/down the sum is signed (the mode rounds the signed
+// value), and the sign bit then cancels in the subtraction. NaN (and inf where its code is not
+// the clamp's) are out of reach of the clamp: max |x| is tracked and such a block is redone in
+// tier 3.
+struct MConst {
+  __m256i abs, sign, hi_pos, hi_neg, expm, lo, k, nq_pos, nq_neg, w, lim, safe, perm;
+  __m128i sh;
+};
+
+FPC_AVX2 MConst make_mconst(const F32Params& p, bool signed_sum) {
+  MConst c;
+  c.abs = _mm256_set1_epi32(static_cast<int>(kAbs));
+  c.sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+  c.hi_pos = _mm256_set1_epi32(static_cast<int>(p.mg_hi[0]));
+  c.hi_neg = _mm256_set1_epi32(static_cast<int>(p.mg_hi[1]));
+  c.expm = _mm256_set1_epi32(static_cast<int>(kInf));
+  c.lo = _mm256_set1_epi32(static_cast<int>(p.mg_lo));
+  c.k = _mm256_set1_epi32(static_cast<int>(p.mg_k));
+  c.nq_pos = _mm256_set1_epi32(static_cast<int>(0u - p.mg_cmin));
+  // negative lanes: + the code's sign bit, and for a signed sum - 2^31 (y's sign bit)
+  c.nq_neg = _mm256_set1_epi32(static_cast<int>(0u - p.mg_cmin + p.sign_mask + (signed_sum ? 0x80000000u : 0u)));
+  c.w = _mm256_set1_epi32(static_cast<int>(p.mg_w));
+  c.lim = _mm256_set1_epi32(static_cast<int>(p.mg_lim));
+  c.safe = _mm256_set1_epi32(static_cast<int>(std::min(p.mg_hi[0], p.mg_hi[1])));
+  c.perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  c.sh = _mm_cvtsi32_si128(static_cast<int>(7 - (23 - p.s0)));
+  return c;
+}
+
+FPC_AVX2 __m256i v_sel(__m256i if0, __m256i if1, __m256i by_sign) {
+  return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(if0), _mm256_castsi256_ps(if1),
+                                              _mm256_castsi256_ps(by_sign)));
+}
+
+// code << (7 - m) of 8 values (see above); Signed: up/down; Clamp: apply the clamp (without it,
+// only lanes with |x| <= min(mg_hi) are right, which the caller checks by `top`); TwoHi: the
+// clamp depends on the sign; Track: keep max |x| in top.
+template <bool Signed, bool Clamp, bool TwoHi, bool Track>
+FPC_AVX2 __m256i v_tierm(const float* in, __m256i& top, const MConst& c) {
+  const __m256i u = v_load(in);
+  const __m256i a = _mm256_and_si256(u, c.abs);
+  if constexpr (Track) top = _mm256_max_epu32(top, a);
+  __m256i ac = a;
+  if constexpr (Clamp) ac = _mm256_min_epu32(a, TwoHi ? v_sel(c.hi_pos, c.hi_neg, u) : c.hi_pos);
+  const __m256i big_c = _mm256_add_epi32(_mm256_max_epu32(_mm256_and_si256(ac, c.expm), c.lo), c.k);
+  __m256 y;
+  if constexpr (Signed) {
+    const __m256i s = _mm256_and_si256(u, c.sign);
+    y = _mm256_add_ps(_mm256_castsi256_ps(_mm256_or_si256(ac, s)),
+                      _mm256_castsi256_ps(_mm256_or_si256(big_c, s)));
+  } else {
+    y = _mm256_add_ps(_mm256_castsi256_ps(ac), _mm256_castsi256_ps(big_c));
+  }
+  const __m256i d = _mm256_add_epi32(_mm256_castps_si256(y), v_sel(c.nq_pos, c.nq_neg, u));
+  return _mm256_madd_epi16(d, c.w);
+}
+
+// One block of 64 through tier M: the bytes to out, and the largest |x| when Track.
+template <bool Signed, bool Clamp, bool TwoHi, bool Track>
+FPC_AVX2 __m256i v_block_m(const float* in, std::uint8_t* out, const MConst& c) {
+  __m256i top = _mm256_setzero_si256();
+  for (std::size_t k = 0; k < kBlock; k += 32) {
+    const __m256i c0 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k, top, c);
+    const __m256i c1 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 8, top, c);
+    const __m256i c2 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 16, top, c);
+    const __m256i c3 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 24, top, c);
+    // codes << (7 - m) < 2^15: to words, shift back, to bytes, then undo the lane interleave
+    const __m256i w01 = _mm256_srl_epi16(_mm256_packus_epi32(c0, c1), c.sh);
+    const __m256i w23 = _mm256_srl_epi16(_mm256_packus_epi32(c2, c3), c.sh);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k),
+                        _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w01, w23), c.perm));
+  }
+  return top;
+}
+
+// Blocks of 64 through tier M. A block first goes without the clamp (one operation less per
+// value), which is exact while every |x| <= min(mg_hi) (no overflow, no NaN or inf); a block
+// that is not is redone with the clamp, and the next kClampRun blocks start there (large values
+// come in runs); a block with a lane beyond mg_lim (NaN, or inf where the clamp does not give
+// its code) is redone by lean_code. noinline: the caller sets MXCSR around it, and no
+// floating-point operation may move across that.
+template <bool Signed, bool TwoHi, RM M>
+__attribute__((target("avx2"), noinline)) void lean_blocks_m(const float* in, std::uint8_t* out,
+                                                             std::size_t nblocks,
+                                                             const F32Params& p) {
+  constexpr int kClampRun = 8;
+  const MConst c = make_mconst(p, Signed);
+  const bool track = p.mg_track;
+  int clamp_run = 0;  // blocks left to start with the clamp
+  for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
+    if (clamp_run == 0) {
+      if (v_all_le(v_block_m<Signed, false, TwoHi, true>(in, out, c), c.safe)) continue;
+      clamp_run = kClampRun;
+    } else {
+      --clamp_run;
+    }
+    if (!track) {
+      v_block_m<Signed, true, TwoHi, false>(in, out, c);
+    } else if (!v_all_le(v_block_m<Signed, true, TwoHi, true>(in, out, c), c.lim)) {
+      for (std::size_t j = 0; j < kBlock; ++j)
+        out[j] = static_cast<std::uint8_t>(lean_code<M>(bits_of(in[j]), p));
+    }
+  }
+}
+
+// Runs tier M over the whole blocks with MXCSR = all exceptions masked, DAZ/FTZ off, rounding
+// as mode M; the caller's MXCSR (mode, flags and all) is put back afterwards.
+template <RM M>
+__attribute__((target("avx2"))) void run_tierm(const float* in, std::uint8_t* out,
+                                               std::size_t nblocks, const F32Params& p) {
+  constexpr bool kSigned = M == RM::up || M == RM::down;
+  constexpr unsigned kRc = M == RM::rne ? 0x0000u : M == RM::down ? 0x2000u
+                           : M == RM::up ? 0x4000u : 0x6000u;
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(0x1F80u | kRc);
+  if (p.mg_hi[0] != p.mg_hi[1]) lean_blocks_m<kSigned, true, M>(in, out, nblocks, p);
+  else lean_blocks_m<kSigned, false, M>(in, out, nblocks, p);
+  _mm_setcsr(csr);
+}
+
 template <RM M, class OutT>
 __attribute__((target("avx2"))) void lean_avx2(const float* in, void* outv, std::size_t n,
                                                const F32Params& pref) {
   const F32Params p = pref;
+  if constexpr ((M == RM::rne || M == RM::rtz || M == RM::up || M == RM::down) &&
+                sizeof(OutT) == 1) {
+    const std::size_t nb = n / kBlock;
+    if (p.mg_ok && nb > 0) {
+      run_tierm<M>(in, reinterpret_cast<std::uint8_t*>(outv), nb, p);
+      OutT* out = static_cast<OutT*>(outv);
+      for (std::size_t i = nb * kBlock; i < n; ++i)
+        out[i] = static_cast<OutT>(lean_code<M>(bits_of(in[i]), p));
+      return;
+    }
+  }
   // Tier 1 takes the rne parity from |x| >> s0, which equals that of (|x| + rebias) >> s0 only
   // when m >= 1 (the rebias is a multiple of 2^24); m = 0 formats use the generic loop.
   if (p.range == 0 || p.s0 == 23) return lean_impl<M, OutT>(in, outv, n, p);
@@ -685,6 +830,52 @@ bool kernel_supports(const Format& to, const Rounding& r) {
   return true;
 }
 
+// Tier M (see v_tierm): signed 1-byte formats with subnormals, zero and -0, 2^emin a normal
+// fp32, rne/rtz/up/down, and an overflow result that is the code reached by clamping |x| to
+// mg_hi: the value of max finite (saturating results) or of the code after it (inf or NaN next to
+// max finite, as in e5m2 and e4m3). The clamp also keeps every C = 2^(E+23-m) a normal fp32.
+void make_tierm_params(F32Params& p, const Format& f, const Rounding& r) {
+  p.mg_ok = false;
+  const int m = f.man_bits, emin = f.emin();
+  const bool mode_ok = r.mode == RM::rne || r.mode == RM::rtz || r.mode == RM::up ||
+                       r.mode == RM::down;
+  if (!mode_ok || f.width() > 8 || !f.is_signed || !f.subnormals || !f.has_zero ||
+      !f.has_negative_zero() || f.bias > 127 || emin < -126 || m > 6)
+    return;
+  // fp32 bits of the value of magnitude code c (>= the first normal code), 0 if not a normal fp32.
+  auto value_bits = [&](std::uint32_t c) -> std::uint32_t {
+    const int e = static_cast<int>(c >> m) - f.bias + 127;
+    if ((c >> m) == 0 || e < 1 || e > 254) return 0;
+    return static_cast<std::uint32_t>(e) << 23 | (c & ((1u << m) - 1)) << (23 - m);
+  };
+  std::uint32_t clamp_code[2];
+  for (int neg = 0; neg < 2; ++neg) {
+    const std::uint32_t sign = neg ? p.sign_mask : 0;
+    const std::uint32_t ovf = p.ovf_code[neg];
+    if (ovf == (p.maxf | sign)) clamp_code[neg] = p.maxf;
+    else if (p.maxf + 1 <= p.mag_mask && ovf == ((p.maxf + 1) | sign)) clamp_code[neg] = p.maxf + 1;
+    else return;
+    p.mg_hi[neg] = value_bits(clamp_code[neg]);
+    // C = 2^(E + 23 - m) for E up to the clamp's exponent must stay below 2^128.
+    if (p.mg_hi[neg] == 0 || (p.mg_hi[neg] >> 23) + 23 - m > 254) return;
+  }
+  p.mg_lo = static_cast<std::uint32_t>(emin + 127) << 23;
+  p.mg_k = static_cast<std::uint32_t>(23 - m) << 23;
+  p.mg_cmin = p.mg_lo + p.mg_k;
+  // pmaddwd weights: low half (k and the code's sign bit) times 2^(7-m), high half (dE << 7) times 1.
+  p.mg_w = 1u << 16 | 1u << (7 - m);
+  // Inputs the clamp gets right by itself: inf, and NaN too where its code carries no payload.
+  bool inf_ok = true, nan_ok = p.nan_paymask == 0;
+  for (int neg = 0; neg < 2; ++neg) {
+    const std::uint32_t c = clamp_code[neg] | (neg ? p.sign_mask : 0);
+    inf_ok = inf_ok && p.inf_code[neg] == c;
+    nan_ok = nan_ok && p.nan_code[neg] == c;
+  }
+  p.mg_track = !(inf_ok && nan_ok);
+  p.mg_lim = inf_ok ? kInf : kInf - 1;  // the largest |x| pattern tier M serves
+  p.mg_ok = true;
+}
+
 F32Params make_params(const Format& f, const Rounding& r) {
   F32Params p{};
   const int m = f.man_bits;
@@ -802,6 +993,7 @@ F32Params make_params(const Format& f, const Rounding& r) {
     p.lo = 0;
     p.range = 0;  // no shortcut
   }
+  make_tierm_params(p, f, r);
   return p;
 }
 

@@ -586,6 +586,44 @@ TEST(FastConvert, F16cKernelMatchesAvx2Kernel) {
 // Tier S (formats with fp32's exponent range, AVX2) against the portable kernel (checked
 // against `convert` in the sweeps): bf16 and a custom e8m3, every fp32 input under rne, every
 // 61st under the other modes, saturation none and finite.
+TEST(FastConvert, TierMBlockRunsMatchConvert) {
+  // The AVX2 tier M (1-byte codes, rne/rtz/up/down) starts blocks without the overflow clamp,
+  // redoes a block with it (and keeps it for the next blocks), and a block with NaN/inf in tier
+  // 3: runs of 64-value blocks whose scale steps from tiny (subnormal results) to overflow, with
+  // a NaN, an inf or a -0 dropped into some blocks. Expected codes come from `convert`.
+  if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
+  std::mt19937 rng(99);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<std::uint32_t> in;
+  for (int blk = 0; blk < 600; ++blk) {
+    const float scale = std::ldexp(1.0f, (blk / 7) % 48 - 24);  // runs of 7 blocks per scale
+    for (int j = 0; j < 64; ++j) in.push_back(std::bit_cast<std::uint32_t>(nd(rng) * scale));
+    const std::size_t at = in.size() - 1 - rng() % 64;
+    switch (blk % 11) {
+      case 3: in[at] = 0x7FC00000u | (rng() & 0x3FFFFFu) | (rng() & 1u) << 31; break;  // NaN
+      case 5: in[at] = 0x7F800000u | (rng() & 1u) << 31; break;                       // inf
+      case 7: in[at] = 0x80000000u; break;                                           // -0
+      case 9: in[at] = rng() & 0x807FFFFFu; break;  // fp32 subnormal
+      default: break;
+    }
+  }
+  in.resize(in.size() - 13);  // and a tail
+  for (const char* name : {"e4m3", "e5m2", "e2m1", "e3m2", "e2m3", "binary8p3se"}) {
+    const Format f = parse_format(name);
+    for (RM mode : {RM::rne, RM::rtz, RM::up, RM::down})
+      for (Saturation sat : kSats) {
+        Rounding r;
+        r.mode = mode;
+        r.sat = sat;
+        const Expected e = reference_results(in, f, r);
+        for (ConvertKernel k : {ConvertKernel::avx2, ConvertKernel::portable}) {
+          const F32Converter c(f, r, k);
+          EXPECT_EQ(compare(c, in, e, describe(f, r), true), 0u);
+        }
+      }
+  }
+}
+
 TEST(FastConvert, SignAlignedTierMatchesPortable) {
   if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
   constexpr std::size_t kChunk = 1u << 16;

@@ -13,7 +13,9 @@
 // rounding), all at most max finite (subnormal results too), or anything (the whole kernel).
 // With AVX2 the first two tiers are hand-written intrinsics; for rne/rtz/up/down the second one
 // rounds with vroundps and an explicit rounding immediate on exact, normal fp32 values only, so
-// MXCSR (rounding mode, DAZ, FTZ) plays no part and no MXCSR flag is raised.
+// MXCSR (rounding mode, DAZ, FTZ) plays no part and no MXCSR flag is raised. For 1-byte formats
+// (e4m3, e5m2, e2m1, ...) in rne/rtz/up/down the AVX2 kernel sets MXCSR itself for the call
+// (rounding = the mode, DAZ/FTZ off, exceptions masked) and puts the caller's MXCSR back after.
 // Coverage:
 //   - vectorized: formats of width <= 16 with -128 <= bias <= 128 and m <= 22, modes rne, rna,
 //     rtz, up, down, odd; saturation none, finite, propagate; ftz, daz; both tininess rules;
@@ -66,6 +68,10 @@ struct F32Params {
   std::uint32_t nan_paymask, uns_neg_code, minnorm_code;
   std::uint8_t inf_flags, zero_flags, nan_flags_quiet;
   bool tiny_after, may_slow, float_tier, sign_aligned;
+  // Tier M (AVX2, 1-byte codes; fast_convert.cpp, v_tierm): |x| clamped to mg_hi[sign], rounded
+  // by one fp32 addition in the rounding mode set in MXCSR for the call.
+  std::uint32_t mg_hi[2], mg_lo, mg_k, mg_cmin, mg_lim, mg_w;
+  bool mg_ok, mg_track;
 };
 }  // namespace detail
 
