@@ -35,7 +35,7 @@ build_all() {
 # exist in this checkout (no CUDA, no Google Benchmark) are dropped below.
 sanitize_targets=(emu_tests reference_tests testfloat_tests reports_tests cli_lib_tests
   checkpoint_tests fpconform tiled_gemm_example gpu_files_test gpu_analysis_test
-  gpu_write_synthetic_results gpu_dumps_to_results)
+  gpu_write_synthetic_results gpu_dumps_to_results gpu_plan_emu_results)
 
 # Skipped under the sanitizers; the Release suite (tools/run.sh test) runs every one of them:
 # - unit tests that are sweeps (10-50 s each under ASan, minutes together);
