@@ -538,22 +538,29 @@ FPC_AVX2 void lean_blocks(const float* in, OutT* out, std::size_t nblocks, const
 // every |x| whose code is a finite value or the clamp's overflow code, in one pass without
 // per-lane branches or variable shifts. With ac = min(|x|, mg_hi) (the clamp makes every
 // overflow the clamp's code), E = max(exponent of ac, 2^emin) and C = 2^(E + 23 - m), the sum
-//   y = ac + C   (fp32, rounded in MXCSR's mode)
+//   y = ac + C = fma(2^E, 2^(23 - m), ac)   (fp32, one rounding in MXCSR's mode)
 // rounds ac to a multiple of ulp(C) = 2^(E - m), the target's grid at ac (its subnormal grid
 // below 2^emin), and the fraction field of y is k = ac / 2^(E - m) rounded, in [0, 2^(m+1)] (a
 // carry to 2^(m+1) is the next binade). The code is k + (E - emin) * 2^m: subtracting the bits
 // of Cmin = 2^(emin + 23 - m) from y leaves (E - emin) << 23 | k, and one pmaddwd adds the two
-// halves as k * 2^(7-m) + ((E - emin) << 7) = code << (7 - m) (shifted back after the pack).
-// The code's sign bit is added to k. For up/down the sum is signed (the mode rounds the signed
-// value), and the sign bit then cancels in the subtraction. NaN (and inf where its code is not
-// the clamp's) are out of reach of the clamp: max |x| is tracked and such a block is redone in
-// tier 3.
+// halves as k * 2^7 + ((E - emin) << 7) * 2^m = code << 7 (shifted back after the pack).
+// The code's sign bit goes into the high half with the subtraction (sign_mask << (23 - m), a
+// multiple of 2^24: the two constants differ only in their top byte, which vpblendvb picks by
+// the top bit of x's top byte, its sign; vblendvps is a quarter slower here on Zen 3). For
+// up/down the sum is signed (the mode rounds the signed value), and the sign bit then cancels in
+// the subtraction. NaN (and inf where its code is not the clamp's) are out of reach of the
+// clamp: where they have other codes (mg_track), max |x| is tracked and such a block is redone
+// in tier 3.
+// The loop is bound by the vector pipes (about 11 operations per 8 values), so every operation
+// counts: the fma does C's exponent arithmetic and the addition at once, the shift after the
+// pack is an immediate, and blocks are checked four at a time.
+#define FPC_AVX2_FMA inline __attribute__((target("avx2,fma"), always_inline))
 struct MConst {
-  __m256i abs, sign, hi_pos, hi_neg, expm, lo, k, nq_pos, nq_neg, w, lim, safe, perm;
-  __m128i sh;
+  __m256i abs, sign, hi_pos, hi_neg, expm, lo, nq_pos, nq_neg, w, lim, safe, perm;
+  __m256 k;
 };
 
-FPC_AVX2 MConst make_mconst(const F32Params& p, bool signed_sum) {
+FPC_AVX2_FMA MConst make_mconst(const F32Params& p, bool signed_sum) {
   MConst c;
   c.abs = _mm256_set1_epi32(static_cast<int>(kAbs));
   c.sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
@@ -561,15 +568,16 @@ FPC_AVX2 MConst make_mconst(const F32Params& p, bool signed_sum) {
   c.hi_neg = _mm256_set1_epi32(static_cast<int>(p.mg_hi[1]));
   c.expm = _mm256_set1_epi32(static_cast<int>(kInf));
   c.lo = _mm256_set1_epi32(static_cast<int>(p.mg_lo));
-  c.k = _mm256_set1_epi32(static_cast<int>(p.mg_k));
+  c.k = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(p.mg_k + (127u << 23))));
   c.nq_pos = _mm256_set1_epi32(static_cast<int>(0u - p.mg_cmin));
-  // negative lanes: + the code's sign bit, and for a signed sum - 2^31 (y's sign bit)
-  c.nq_neg = _mm256_set1_epi32(static_cast<int>(0u - p.mg_cmin + p.sign_mask + (signed_sum ? 0x80000000u : 0u)));
+  // negative lanes: + the code's sign bit (in the high half, see above), and for a signed sum
+  // - 2^31 (y's sign bit)
+  c.nq_neg = _mm256_set1_epi32(static_cast<int>(0u - p.mg_cmin + (p.sign_mask << p.s0) +
+                                                (signed_sum ? 0x80000000u : 0u)));
   c.w = _mm256_set1_epi32(static_cast<int>(p.mg_w));
   c.lim = _mm256_set1_epi32(static_cast<int>(p.mg_lim));
   c.safe = _mm256_set1_epi32(static_cast<int>(std::min(p.mg_hi[0], p.mg_hi[1])));
   c.perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  c.sh = _mm_cvtsi32_si128(static_cast<int>(7 - (23 - p.s0)));
   return c;
 }
 
@@ -578,82 +586,95 @@ FPC_AVX2 __m256i v_sel(__m256i if0, __m256i if1, __m256i by_sign) {
                                               _mm256_castsi256_ps(by_sign)));
 }
 
-// code << (7 - m) of 8 values (see above); Signed: up/down; Clamp: apply the clamp (without it,
+// code << 7 of 8 values (see above); Signed: up/down; Clamp: apply the clamp (without it,
 // only lanes with |x| <= min(mg_hi) are right, which the caller checks by `top`); TwoHi: the
 // clamp depends on the sign; Track: keep max |x| in top.
 template <bool Signed, bool Clamp, bool TwoHi, bool Track>
-FPC_AVX2 __m256i v_tierm(const float* in, __m256i& top, const MConst& c) {
+FPC_AVX2_FMA __m256i v_tierm(const float* in, __m256i& top, const MConst& c) {
   const __m256i u = v_load(in);
   const __m256i a = _mm256_and_si256(u, c.abs);
   if constexpr (Track) top = _mm256_max_epu32(top, a);
   __m256i ac = a;
   if constexpr (Clamp) ac = _mm256_min_epu32(a, TwoHi ? v_sel(c.hi_pos, c.hi_neg, u) : c.hi_pos);
-  const __m256i big_c = _mm256_add_epi32(_mm256_max_epu32(_mm256_and_si256(ac, c.expm), c.lo), c.k);
+  const __m256i e = _mm256_max_epu32(_mm256_and_si256(ac, c.expm), c.lo);  // 2^E
   __m256 y;
   if constexpr (Signed) {
     const __m256i s = _mm256_and_si256(u, c.sign);
-    y = _mm256_add_ps(_mm256_castsi256_ps(_mm256_or_si256(ac, s)),
-                      _mm256_castsi256_ps(_mm256_or_si256(big_c, s)));
+    y = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_or_si256(e, s)), c.k,
+                        _mm256_castsi256_ps(_mm256_or_si256(ac, s)));
   } else {
-    y = _mm256_add_ps(_mm256_castsi256_ps(ac), _mm256_castsi256_ps(big_c));
+    y = _mm256_fmadd_ps(_mm256_castsi256_ps(e), c.k, _mm256_castsi256_ps(ac));
   }
-  const __m256i d = _mm256_add_epi32(_mm256_castps_si256(y), v_sel(c.nq_pos, c.nq_neg, u));
+  const __m256i d =
+      _mm256_add_epi32(_mm256_castps_si256(y), _mm256_blendv_epi8(c.nq_pos, c.nq_neg, u));
   return _mm256_madd_epi16(d, c.w);
 }
 
-// One block of 64 through tier M: the bytes to out, and the largest |x| when Track.
+// nblocks blocks of 64 through tier M: the bytes to out, and the largest |x| when Track.
 template <bool Signed, bool Clamp, bool TwoHi, bool Track>
-FPC_AVX2 __m256i v_block_m(const float* in, std::uint8_t* out, const MConst& c) {
+FPC_AVX2_FMA __m256i v_blocks_m(const float* in, std::uint8_t* out, std::size_t nblocks,
+                                const MConst& c) {
   __m256i top = _mm256_setzero_si256();
-  for (std::size_t k = 0; k < kBlock; k += 32) {
+  for (std::size_t k = 0; k < nblocks * kBlock; k += 32) {
     const __m256i c0 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k, top, c);
     const __m256i c1 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 8, top, c);
     const __m256i c2 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 16, top, c);
     const __m256i c3 = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 24, top, c);
-    // codes << (7 - m) < 2^15: to words, shift back, to bytes, then undo the lane interleave
-    const __m256i w01 = _mm256_srl_epi16(_mm256_packus_epi32(c0, c1), c.sh);
-    const __m256i w23 = _mm256_srl_epi16(_mm256_packus_epi32(c2, c3), c.sh);
+    // codes << 7 < 2^15: to words, shift back, to bytes, then undo the lane interleave
+    const __m256i w01 = _mm256_srli_epi16(_mm256_packus_epi32(c0, c1), 7);
+    const __m256i w23 = _mm256_srli_epi16(_mm256_packus_epi32(c2, c3), 7);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k),
                         _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w01, w23), c.perm));
   }
   return top;
 }
 
-// Blocks of 64 through tier M. A block first goes without the clamp (one operation less per
-// value), which is exact while every |x| <= min(mg_hi) (no overflow, no NaN or inf); a block
-// that is not is redone with the clamp, and the next kClampRun blocks start there (large values
-// come in runs); a block with a lane beyond mg_lim (NaN, or inf where the clamp does not give
-// its code) is redone by lean_code. noinline: the caller sets MXCSR around it, and no
-// floating-point operation may move across that.
+// Blocks of 64 through tier M. Where the clamp gives every input its code (!mg_track), one
+// clamped pass without checks. Else groups of kGroup blocks first go without the clamp (one
+// operation less per value), which is exact while every |x| <= min(mg_hi) (no overflow, no NaN
+// or inf); a group that is not is redone block by block with the clamp, and the next kClampRun
+// groups start there (large values come in runs); a block with a lane beyond mg_lim (NaN, or
+// inf where the clamp does not give its code) is redone by lean_code. noinline: the caller sets
+// MXCSR around it, and no floating-point operation may move across that.
 template <bool Signed, bool TwoHi, RM M>
-__attribute__((target("avx2"), noinline)) void lean_blocks_m(const float* in, std::uint8_t* out,
-                                                             std::size_t nblocks,
-                                                             const F32Params& p) {
+__attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in,
+                                                                 std::uint8_t* out,
+                                                                 std::size_t nblocks,
+                                                                 const F32Params& p) {
+  constexpr std::size_t kGroup = 4;
   constexpr int kClampRun = 8;
   const MConst c = make_mconst(p, Signed);
-  const bool track = p.mg_track;
-  int clamp_run = 0;  // blocks left to start with the clamp
-  for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
-    if (clamp_run == 0) {
-      if (v_all_le(v_block_m<Signed, false, TwoHi, true>(in, out, c), c.safe)) continue;
-      clamp_run = kClampRun;
+  if (!p.mg_track) {
+    v_blocks_m<Signed, true, TwoHi, false>(in, out, nblocks, c);
+    return;
+  }
+  int clamp_run = 0;  // groups left to start with the clamp
+  while (nblocks > 0) {
+    const std::size_t g = std::min(kGroup, nblocks);
+    if (clamp_run == 0 && v_all_le(v_blocks_m<Signed, false, TwoHi, true>(in, out, g, c), c.safe)) {
+      // every |x| of the group was in range
     } else {
-      --clamp_run;
+      clamp_run = clamp_run == 0 ? kClampRun : clamp_run - 1;
+      for (std::size_t b = 0; b < g; ++b) {
+        const float* bin = in + b * kBlock;
+        std::uint8_t* bout = out + b * kBlock;
+        if (v_all_le(v_blocks_m<Signed, true, TwoHi, true>(bin, bout, 1, c), c.lim)) continue;
+        for (std::size_t j = 0; j < kBlock; ++j)
+          bout[j] = static_cast<std::uint8_t>(lean_code<M>(bits_of(bin[j]), p));
+      }
     }
-    if (!track) {
-      v_block_m<Signed, true, TwoHi, false>(in, out, c);
-    } else if (!v_all_le(v_block_m<Signed, true, TwoHi, true>(in, out, c), c.lim)) {
-      for (std::size_t j = 0; j < kBlock; ++j)
-        out[j] = static_cast<std::uint8_t>(lean_code<M>(bits_of(in[j]), p));
-    }
+    in += g * kBlock;
+    out += g * kBlock;
+    nblocks -= g;
   }
 }
+#undef FPC_AVX2_FMA
 
 // Runs tier M over the whole blocks with MXCSR = all exceptions masked, DAZ/FTZ off, rounding
 // as mode M; the caller's MXCSR (mode, flags and all) is put back afterwards.
 template <RM M>
-__attribute__((target("avx2"))) void run_tierm(const float* in, std::uint8_t* out,
-                                               std::size_t nblocks, const F32Params& p) {
+__attribute__((target("avx2,fma"))) void run_tierm(const float* in, std::uint8_t* out,
+                                                   std::size_t nblocks, const F32Params& p) {
   constexpr bool kSigned = M == RM::up || M == RM::down;
   constexpr unsigned kRc = M == RM::rne ? 0x0000u : M == RM::down ? 0x2000u
                            : M == RM::up ? 0x4000u : 0x6000u;
@@ -812,6 +833,19 @@ bool cpu_has_avx2() {
 #endif
 }
 
+// Tier M uses FMA besides AVX2 (every AVX2 CPU so far has it; checked all the same).
+bool cpu_has_fma() {
+#if FPC_X86
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("fma") != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
 bool overflow_to_infinity(RM m, bool negative) {
   switch (m) {
     case RM::rtz:
@@ -839,6 +873,7 @@ void make_tierm_params(F32Params& p, const Format& f, const Rounding& r) {
   const int m = f.man_bits, emin = f.emin();
   const bool mode_ok = r.mode == RM::rne || r.mode == RM::rtz || r.mode == RM::up ||
                        r.mode == RM::down;
+  if (!cpu_has_fma()) return;
   if (!mode_ok || f.width() > 8 || !f.is_signed || !f.subnormals || !f.has_zero ||
       !f.has_negative_zero() || f.bias > 127 || emin < -126 || m > 6)
     return;
@@ -862,8 +897,12 @@ void make_tierm_params(F32Params& p, const Format& f, const Rounding& r) {
   p.mg_lo = static_cast<std::uint32_t>(emin + 127) << 23;
   p.mg_k = static_cast<std::uint32_t>(23 - m) << 23;
   p.mg_cmin = p.mg_lo + p.mg_k;
-  // pmaddwd weights: low half (k and the code's sign bit) times 2^(7-m), high half (dE << 7) times 1.
-  p.mg_w = 1u << 16 | 1u << (7 - m);
+  // pmaddwd weights: low half (k) times 2^7, high half (dE << 7 and the code's sign bit) times 2^m.
+  p.mg_w = 1u << (16 + m) | 1u << 7;
+  // The code's sign bit goes into the high half as sign_mask << (23 - m), which must lie in
+  // bits 24..30 (true for widths m + 2 .. m + 8: every format that gets here).
+  const std::uint64_t sign_hi = static_cast<std::uint64_t>(p.sign_mask) << (23 - m);
+  if (sign_hi % (1u << 24) != 0 || sign_hi >= (1u << 31)) return;
   // Inputs the clamp gets right by itself: inf, and NaN too where its code carries no payload.
   bool inf_ok = true, nan_ok = p.nan_paymask == 0;
   for (int neg = 0; neg < 2; ++neg) {
