@@ -8,7 +8,7 @@
 //   - against the native F16C instruction (vcvtps2ph, 4 rounding immediates);
 //   - FastConvertExhaustive.* (skipped unless FPCONFORM_EXHAUSTIVE is set; `ctest -R
 //     fast_convert_exhaustive`, label "exhaustive"): all 2^32 fp32 inputs for f16, bf16, e4m3,
-//     e5m2 x rne/rtz/up/down x sat none/finite, plain and with flags.
+//     e5m2, e2m1 x rne/rtz/up/down x sat none/finite, plain and with flags.
 #include "fpconform/fast_convert.hpp"
 
 #include <gtest/gtest.h>
@@ -723,7 +723,8 @@ TEST_P(FastConvertExhaustive, All32BitInputs) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, FastConvertExhaustive,
                          ::testing::Values(std::string("f16"), std::string("bf16"),
-                                           std::string("e4m3"), std::string("e5m2")),
+                                           std::string("e4m3"), std::string("e5m2"),
+                                           std::string("e2m1")),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

@@ -20,8 +20,6 @@ class OperationSweep {
 
   // Every operand tuple (2^(arity * width) inputs).
   InputSet all_operands() const;
-  int arity() const { return arity_; }
-  const std::vector<Rounding>& configs() const { return configs_; }
   // "add f16 0x3c00 0x0001": the operation and its operands of a packed input.
   std::string input_text(std::uint64_t packed) const;
 
