@@ -824,30 +824,27 @@ int native_f16_immediate(const Format& to, const Rounding& r) {
   }
 }
 
-bool cpu_has_avx2() {
+// The x86 features this file dispatches on, read once. Tier M needs FMA besides AVX2 (every
+// AVX2 CPU so far has it; checked all the same).
+struct CpuFeatures {
+  bool avx2 = false, fma = false;
+};
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures f = [] {
+    CpuFeatures c;
 #if FPC_X86
-  static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-#else
-  return false;
+    c.avx2 = __builtin_cpu_supports("avx2") != 0;
+    c.fma = __builtin_cpu_supports("fma") != 0;
 #endif
+    return c;
+  }();
+  return f;
 }
 
-// Tier M uses FMA besides AVX2 (every AVX2 CPU so far has it; checked all the same).
-bool cpu_has_fma() {
-#if FPC_X86
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("fma") != 0;
-  }();
-  return has;
-#else
-  return false;
-#endif
-}
+bool cpu_has_avx2() { return cpu_features().avx2; }
+bool cpu_has_fma() { return cpu_features().fma; }
 
 bool overflow_to_infinity(RM m, bool negative) {
   switch (m) {
