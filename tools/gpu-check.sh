@@ -17,7 +17,8 @@
 #
 # Outputs in --out (default $OUT if set, else out/gpu-check): summary.txt, run.log and
 # results.tar.xz (<plan>/<job>.res; split into results.tar.xz.partNN above 15 MiB: join them
-# with cat). The exact device call is in gpu_probes/README.md. Exit: 0 all plans ran, 1 some job failed, 3 no GPU.
+# with cat); cpu-bench.txt and cpu-bench.notes, `fpconform bench --quick` on the host's CPU
+# when time is left. The exact device call is in gpu_probes/README.md. Exit: 0 all plans ran, 1 some job failed, 3 no GPU.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage="$root/build-gpu/stage"
@@ -206,6 +207,14 @@ if [[ $status -ne 3 && -x $fpc && -d $work/probe ]] && LD_LIBRARY_PATH="$bin/lib
   done
   # the final verdict line of every kernel (the CPU side recomputes the profiles from the results)
   for f in "$work"/probe-cpu.*.log; do [[ -f $f ]] && echo "probe $(basename "$f" .log | cut -d. -f2-): $(grep -E '^(reproduced|model|INCOMPLETE|fpconform:)' "$f" | tail -2 | tr '\n' ' ' | cut -c1-300)"; done >>"$summary"
+fi
+# The host CPU's speed lines (issue 8, `fpconform bench --quick`), when the staged fpconform runs
+# here and time is left: the GPU machine's CPU is the only other x86 these sessions reach (some
+# have AVX-512). cpu-bench.txt holds the lines, cpu-bench.notes what each baseline was.
+if [[ -x $fpc ]] && (( budget - ($(date +%s) - start) >= 40 )) &&
+   LD_LIBRARY_PATH="$bin/lib" "$fpc" --version >/dev/null 2>&1; then
+  LD_LIBRARY_PATH="$bin/lib" timeout 60 "$fpc" bench --quick >"$out/cpu-bench.txt" 2>"$out/cpu-bench.notes"
+  echo "cpu bench: exit $?, $(tail -1 "$out/cpu-bench.txt")" >>"$summary"
 fi
 # All results in one archive, split into 15 MiB parts when larger (the return limit is 8 files
 # of 16 MiB): summary.txt + run.log + at most 4 parts.
