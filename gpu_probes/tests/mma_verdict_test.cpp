@@ -18,12 +18,6 @@ const PresetAgreement& preset(const MmaVerdict& v, const std::string& name) {
   throw std::runtime_error("no preset " + name + " in the verdict");
 }
 
-bool has_preset(const MmaVerdict& v, const std::string& name) {
-  for (const auto& p : v.presets)
-    if (p.preset == name) return true;
-  return false;
-}
-
 TEST(ExpectedPresets, FollowInstructionAndComputeCapability) {
   const auto& mma = *find_kernel("mma_m16n8k16_f32_f16");
   EXPECT_EQ(expected_presets(mma, 80), std::vector<std::string>{"ampere"});

@@ -74,10 +74,12 @@ TEST(BlockScaleReport, ResultsJsonAndMarkdownCarryTheScaleRuleSection) {
       EXPECT_GT(d, blocks / 50) << "rceil raises the scale whenever amax > 1.75 * 2^e";
       EXPECT_LT(d, blocks / 2);
     }
-    if (rule == "microxcaling")  // same scale as ocp; only ties of elements differ
+    if (rule == "microxcaling") {  // same scale as ocp; only ties of elements differ
       EXPECT_EQ(r["scales_differing_from_ocp"].get<long>(), 0);
-    if (rule == "nvfp4" || rule == "tile")
+    }
+    if (rule == "nvfp4" || rule == "tile") {
       EXPECT_EQ(r["scales_differing_from_ocp"].get<long>(), -1);
+    }
     // Normal data: e4m3's 3 fraction bits give about 31 dB, e2m1's 1 bit about 15-20 dB.
     // (Log-normal data is dominated by each block's largest values, which keep more bits.)
     const bool fp8 = geometry.rfind("mxfp8", 0) == 0 || geometry.rfind("tile", 0) == 0;
