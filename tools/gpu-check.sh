@@ -217,7 +217,7 @@ if [[ -x $fpc ]] && (( budget - ($(date +%s) - start) >= 40 )) &&
   echo "cpu bench: exit $?, $(tail -1 "$out/cpu-bench.txt")" >>"$summary"
 fi
 # All results in one archive, split into 15 MiB parts when larger (the return limit is 8 files
-# of 16 MiB): summary.txt + run.log + at most 4 parts.
+# of 16 MiB): summary.txt + run.log + cpu-bench.txt/.notes + at most 4 parts.
 if [[ -n $(find "$work" -name '*.res' -print -quit) ]]; then
   (cd "$work" && find . -name '*.res' -o -name 'probe-cpu.*.log' | sort | tar -cf - -T -) | xz -T0 -6 >"$out/results.tar.xz"
   if (( $(stat -c %s "$out/results.tar.xz") > 15 * 1024 * 1024 )); then
