@@ -556,8 +556,9 @@ FPC_AVX2 void lean_blocks(const float* in, OutT* out, std::size_t nblocks, const
 // pack is an immediate, and blocks are checked four at a time.
 #define FPC_AVX2_FMA inline __attribute__((target("avx2,fma"), always_inline))
 struct MConst {
-  __m256i abs, sign, hi_pos, hi_neg, expm, lo, nq_pos, nq_neg, w, lim, safe, perm;
-  __m256 k;
+  __m256i abs, sign, hi_pos, hi_neg, expm, lo, nq_pos, nq_neg, w, lim, safe, perm, ms_nq, ms_lim,
+      ms_w_pos, ms_w_neg;
+  __m256 k, ms_k;
 };
 
 FPC_AVX2_FMA MConst make_mconst(const F32Params& p, bool signed_sum) {
@@ -578,6 +579,11 @@ FPC_AVX2_FMA MConst make_mconst(const F32Params& p, bool signed_sum) {
   c.lim = _mm256_set1_epi32(static_cast<int>(p.mg_lim));
   c.safe = _mm256_set1_epi32(static_cast<int>(std::min(p.mg_hi[0], p.mg_hi[1])));
   c.perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  c.ms_k = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(p.ms_k)));
+  c.ms_nq = _mm256_set1_epi32(static_cast<int>(p.ms_nq));
+  c.ms_lim = _mm256_set1_epi32(static_cast<int>(p.ms_lim));
+  c.ms_w_pos = _mm256_set1_epi32(static_cast<int>(p.ms_w[0]));
+  c.ms_w_neg = _mm256_set1_epi32(static_cast<int>(p.ms_w[1]));
   return c;
 }
 
@@ -610,6 +616,30 @@ FPC_AVX2_FMA __m256i v_tierm(const float* in, __m256i& top, const MConst& c) {
   return _mm256_madd_epi16(d, c.w);
 }
 
+// Tier MS ("signed sum"; rne, up, down): code << 7 of 8 values, right for every |x| < 2^emax
+// (the caller checks the largest exponent field in `top`); one operation fewer than tier M,
+// because it rounds x itself rather than |x|. With E = max(exponent of x, emin) and
+// M = 2^(E + 23 - m) * (1.5 - h * 2^-23), h = half the code's sign bit (ms_k),
+//   y = M + x = fma(2^E, ms_k, x)   (fp32, one rounding in MXCSR's mode)
+// stays in M's binade, so it rounds x to a multiple of 2^(E - m) (the target's grid) as a signed
+// value: what rne, up and down ask of x (not rtz: that would round M + x down). y's fraction field
+// is 2^22 - h + r, r = x / 2^(E - m) rounded, |r| <= 2^(m+1): its low half, read as signed, is
+// r - h, its high half (F << 7) | 0x3f with F = E + 150 - m. After y + ms_nq (the high half less
+// a constant) pmaddwd weighs the halves by 2^m and +-2^7 by x's sign (vblendvps): the low half
+// gives 2^7 (|r| - h) for x >= 0 and 2^7 (|r| + h) for x < 0, which differ by 2^7 times the
+// code's sign bit, so the sum is (code with its sign) << 7, as in tier M. Where r >= h the
+// fraction field reaches 2^22 and the high half reads 1 more (the low half is r - h either
+// way): the sum is 2^m < 2^7 more, which the shift after the pack drops.
+FPC_AVX2_FMA __m256i v_tierms(const float* in, __m256i& top, const MConst& c) {
+  const __m256i u = v_load(in);
+  const __m256i ea = _mm256_and_si256(u, c.expm);
+  top = _mm256_max_epu32(top, ea);
+  const __m256i e = _mm256_max_epu32(ea, c.lo);  // 2^E
+  const __m256 y = _mm256_fmadd_ps(_mm256_castsi256_ps(e), c.ms_k, _mm256_castsi256_ps(u));
+  return _mm256_madd_epi16(_mm256_add_epi32(_mm256_castps_si256(y), c.ms_nq),
+                           v_sel(c.ms_w_pos, c.ms_w_neg, u));
+}
+
 // 32 codes << 7 (< 2^15) to bytes: to words, shift back, to bytes, undo the lane interleave.
 FPC_AVX2 __m256i v_pack_m(__m256i c0, __m256i c1, __m256i c2, __m256i c3, __m256i perm) {
   const __m256i w01 = _mm256_srli_epi16(_mm256_packus_epi32(c0, c1), 7);
@@ -617,8 +647,9 @@ FPC_AVX2 __m256i v_pack_m(__m256i c0, __m256i c1, __m256i c2, __m256i c3, __m256
   return _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w01, w23), perm);
 }
 
-// nblocks blocks of 64 through tier M: the bytes to out, and the largest |x| when Track.
-template <bool Signed, bool Clamp, bool TwoHi, bool Track>
+// nblocks blocks of 64 through tier M (Ms: tier MS): the bytes to out, and the largest |x| when
+// Track (Ms: the largest exponent field).
+template <bool Signed, bool Clamp, bool TwoHi, bool Track, bool Ms = false>
 FPC_AVX2_FMA __m256i v_blocks_m(const float* in, std::uint8_t* out, std::size_t nblocks,
                                 const MConst& c) {
   // A whole block per iteration: 8 independent chains (faster than 4 when the caches are cold;
@@ -626,7 +657,9 @@ FPC_AVX2_FMA __m256i v_blocks_m(const float* in, std::uint8_t* out, std::size_t 
   __m256i top = _mm256_setzero_si256();
   for (std::size_t k = 0; k < nblocks * kBlock; k += kBlock) {
     __m256i r[8];
-    for (int j = 0; j < 8; ++j) r[j] = v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 8 * j, top, c);
+    for (int j = 0; j < 8; ++j)
+      r[j] = Ms ? v_tierms(in + k + 8 * j, top, c)
+                : v_tierm<Signed, Clamp, TwoHi, Track>(in + k + 8 * j, top, c);
     for (int h = 0; h < 2; ++h)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 32 * h),
                           v_pack_m(r[4 * h], r[4 * h + 1], r[4 * h + 2], r[4 * h + 3], c.perm));
@@ -634,43 +667,87 @@ FPC_AVX2_FMA __m256i v_blocks_m(const float* in, std::uint8_t* out, std::size_t 
   return top;
 }
 
-// Blocks of 64 through tier M. Where the clamp gives every input its code (!mg_track), one
-// clamped pass without checks. Else groups of kGroup blocks first go without the clamp (one
-// operation less per value), which is exact while every |x| <= min(mg_hi) (no overflow, no NaN
-// or inf); a group that is not is redone block by block with the clamp, and the next kClampRun
-// groups start there (large values come in runs); a block with a lane beyond mg_lim (NaN, or
-// inf where the clamp does not give its code) is redone by lean_code. noinline: the caller sets
-// MXCSR around it, and no floating-point operation may move across that.
+// One group of blocks through tier M. Where the clamp gives every input its code (!mg_track),
+// one clamped pass without checks. Else the group first goes without the clamp (one operation
+// less per value), which is exact while every |x| <= min(mg_hi) (no overflow, no NaN or inf); a
+// group that is not is redone block by block with the clamp, and the next kClampRun groups start
+// there (large values come in runs); a block with a lane beyond mg_lim (NaN, or inf where the
+// clamp does not give its code) is redone by lean_code.
+template <bool Signed, bool TwoHi, RM M>
+FPC_AVX2_FMA void tierm_group(const float* in, std::uint8_t* out, std::size_t g, const MConst& c,
+                              const F32Params& p, int& clamp_run) {
+  constexpr int kClampRun = 8;
+  if (!p.mg_track) {
+    v_blocks_m<Signed, true, TwoHi, false>(in, out, g, c);
+    return;
+  }
+  if (clamp_run == 0 && v_all_le(v_blocks_m<Signed, false, TwoHi, true>(in, out, g, c), c.safe))
+    return;
+  clamp_run = clamp_run == 0 ? kClampRun : clamp_run - 1;
+  for (std::size_t b = 0; b < g; ++b) {
+    const float* bin = in + b * kBlock;
+    std::uint8_t* bout = out + b * kBlock;
+    if (v_all_le(v_blocks_m<Signed, true, TwoHi, true>(bin, bout, 1, c), c.lim)) continue;
+    for (std::size_t j = 0; j < kBlock; ++j)
+      bout[j] = static_cast<std::uint8_t>(lean_code<M>(bits_of(bin[j]), p));
+  }
+}
+
+constexpr std::size_t kGroup = 4;     // blocks per check in tier M
+constexpr std::size_t kMsGroup = 16;  // blocks per check in tier MS
+
+// Tier MS over groups of kMsGroup blocks while every |x| of a group is below 2^emax; returns
+// the blocks done (a group that reaches the top binade is not counted: its bytes are wrong).
+// Its own function: with only tier MS's constants live, the loop keeps its values in registers.
+__attribute__((target("avx2,fma"), noinline)) std::size_t tierms_groups(const float* in,
+                                                                         std::uint8_t* out,
+                                                                         std::size_t nblocks,
+                                                                         const MConst& c) {
+  std::size_t done = 0;
+  while (done < nblocks) {
+    const std::size_t g = std::min(kMsGroup, nblocks - done);
+    if (!v_all_le(v_blocks_m<false, false, false, true, true>(in + done * kBlock,
+                                                              out + done * kBlock, g, c),
+                  c.ms_lim))
+      break;
+    done += g;
+  }
+  return done;
+}
+
+// Blocks of 64. In rne/up/down they go through tier MS first, which is exact while every
+// |x| < 2^emax (below the top binade, where overflow starts). A group that reaches the top
+// binade is redone in tier M, and so are the groups after it, as many as failed in a row (1, 2,
+// 4, ... up to kMsWaitMax), before tier MS is tried again: data scaled to fill the format's
+// range (MX blocks, amax scaling) costs tier M plus a rare failed attempt. noinline: the caller
+// sets MXCSR around it, and no floating-point operation may move across that.
 template <bool Signed, bool TwoHi, RM M>
 __attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in,
                                                                  std::uint8_t* out,
                                                                  std::size_t nblocks,
                                                                  const F32Params& p) {
-  constexpr std::size_t kGroup = 4;
-  constexpr int kClampRun = 8;
+  constexpr std::size_t kMsWaitMax = 64;
   const MConst c = make_mconst(p, Signed);
-  if (!p.mg_track) {
-    v_blocks_m<Signed, true, TwoHi, false>(in, out, nblocks, c);
-    return;
-  }
-  int clamp_run = 0;  // groups left to start with the clamp
+  const bool ms = M != RM::rtz && p.ms_ok;
+  int clamp_run = 0;            // tier M groups left to start with the clamp
+  std::size_t ms_wait = 1;      // tier MS groups to do in tier M after the next failure
   while (nblocks > 0) {
-    const std::size_t g = std::min(kGroup, nblocks);
-    const bool in_range =
-        clamp_run == 0 && v_all_le(v_blocks_m<Signed, false, TwoHi, true>(in, out, g, c), c.safe);
-    if (!in_range) {
-      clamp_run = clamp_run == 0 ? kClampRun : clamp_run - 1;
-      for (std::size_t b = 0; b < g; ++b) {
-        const float* bin = in + b * kBlock;
-        std::uint8_t* bout = out + b * kBlock;
-        if (v_all_le(v_blocks_m<Signed, true, TwoHi, true>(bin, bout, 1, c), c.lim)) continue;
-        for (std::size_t j = 0; j < kBlock; ++j)
-          bout[j] = static_cast<std::uint8_t>(lean_code<M>(bits_of(bin[j]), p));
-      }
+    std::size_t mblocks = nblocks;  // blocks for tier M now
+    if (ms) {
+      const std::size_t done = tierms_groups(in, out, nblocks, c);
+      in += done * kBlock;
+      out += done * kBlock;
+      nblocks -= done;
+      if (done > 0) ms_wait = 1;
+      mblocks = std::min(nblocks, ms_wait * kMsGroup);
+      ms_wait = std::min(2 * ms_wait, kMsWaitMax);
     }
-    in += g * kBlock;
-    out += g * kBlock;
-    nblocks -= g;
+    for (std::size_t g = 0; mblocks > 0; mblocks -= g, nblocks -= g) {
+      g = std::min(kGroup, mblocks);
+      tierm_group<Signed, TwoHi, M>(in, out, g, c, p, clamp_run);
+      in += g * kBlock;
+      out += g * kBlock;
+    }
   }
 }
 #undef FPC_AVX2_FMA
@@ -866,6 +943,27 @@ bool kernel_supports(const Format& to, const Rounding& r) {
   return true;
 }
 
+// Tier MS (see v_tierms), on top of tier M: rne/up/down, |x| below 2^emax.
+void make_tierms_params(F32Params& p, const Format& f, const Rounding& r) {
+  p.ms_ok = false;
+  const int m = f.man_bits, emin = f.emin(), emax = f.emax();
+  if (r.mode == RM::rtz || emax - 1 < emin) return;
+  const std::uint32_t h = p.sign_mask >> 1;  // half the code's sign bit: 1 << (width - 2)
+  // The high half of y + ms_nq is (E - emin) << 7 plus h << (7 - m) (plus 1 where r >= h), a
+  // positive int16 for every E < emax.
+  const std::uint32_t sign_term = (h << 7) >> m;
+  if (h == 0 || (h << 7) % (1u << m) != 0 ||
+      (static_cast<std::uint32_t>(emax - 1 - emin) << 7) + sign_term + 1 > 0x7FFFu)
+    return;
+  p.ms_k = static_cast<std::uint32_t>(150 - m) << 23 | (0x400000u - h);
+  const std::uint32_t q_hi = (static_cast<std::uint32_t>(emin + 150 - m) << 7) + 0x3Fu - sign_term;
+  p.ms_nq = 0u - (q_hi << 16);
+  p.ms_w[0] = 1u << (16 + m) | 0x0080u;  // x >= 0: k * 2^7
+  p.ms_w[1] = 1u << (16 + m) | 0xFF80u;  // x < 0: k * -2^7
+  p.ms_lim = static_cast<std::uint32_t>(emax - 1 + 127) << 23;
+  p.ms_ok = true;
+}
+
 // Tier M (see v_tierm): signed 1-byte formats with subnormals, zero and -0, 2^emin a normal
 // fp32, rne/rtz/up/down, and an overflow result that is the code reached by clamping |x| to
 // mg_hi: the value of max finite (saturating results) or of the code after it (inf or NaN next to
@@ -915,6 +1013,7 @@ void make_tierm_params(F32Params& p, const Format& f, const Rounding& r) {
   p.mg_track = !(inf_ok && nan_ok);
   p.mg_lim = inf_ok ? kInf : kInf - 1;  // the largest |x| pattern tier M serves
   p.mg_ok = true;
+  make_tierms_params(p, f, r);
 }
 
 F32Params make_params(const Format& f, const Rounding& r) {

@@ -624,6 +624,60 @@ TEST(FastConvert, TierMBlockRunsMatchConvert) {
   }
 }
 
+TEST(FastConvert, TierMsHandsTopBinadeGroupsToTierM) {
+  // rne/up/down go through tier MS (exact below 2^emax) in groups of 16 blocks; a group with a
+  // value in the top binade or beyond is redone in tier M, and tier MS waits 1, 2, 4, ... groups
+  // while failures come in a row. Inputs: stretches of small values (sigma 2^(emax-4)), single
+  // top-binade, overflow, NaN and max-finite values at the start, middle and end of groups,
+  // a long stretch where every block reaches the top binade (the wait grows to its limit), and
+  // small values again. Expected codes come from `convert`.
+  if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
+  for (const char* name : {"e4m3", "e5m2", "e2m1", "e3m2", "e2m3", "binary8p3se"}) {
+    const Format f = parse_format(name);
+    const float top = std::ldexp(1.0f, f.emax());
+    const float maxf = static_cast<float>(to_double(f.max_finite_code(), f));
+    std::mt19937 rng(7);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<std::uint32_t> in;
+    auto small = [&](int blocks) {
+      for (int i = 0; i < 64 * blocks; ++i) in.push_back(std::bit_cast<std::uint32_t>(nd(rng) * top / 16));
+    };
+    const float odd[] = {top, -top, maxf, -maxf, top * 1.99f, -top * 1.99f, maxf * 1.5f,
+                         std::bit_cast<float>(0x7FC01234u), std::bit_cast<float>(0xFF800000u)};
+    small(40);
+    int k = 0;
+    for (int at : {0, 63, 64 * 7 + 5, 64 * 15 + 63, 64 * 16, 64 * 33 + 1, 64 * 2 + 9, 64 * 20,
+                   64 * 9 + 40}) {
+      const std::size_t base = in.size();
+      small(40);
+      in[base + at] = std::bit_cast<std::uint32_t>(odd[k++]);
+    }
+    // Overflow inside the top binade (no exponent above emax): one value every 20 blocks,
+    // between max finite and 2^(emax+1).
+    for (int blk = 0; blk < 16 * 40; ++blk) {
+      small(1);
+      if (blk % 20 == 0)
+        in[in.size() - 1 - rng() % 64] = std::bit_cast<std::uint32_t>(
+            (blk & 32 ? -1.0f : 1.0f) * (maxf + (2 * top - maxf) * (rng() % 1000) / 1000.0f));
+    }
+    for (int blk = 0; blk < 16 * 3 * 64; ++blk) {  // every block reaches the top binade
+      small(1);
+      in[in.size() - 1 - rng() % 64] = std::bit_cast<std::uint32_t>(odd[rng() % 9]);
+    }
+    small(16 * 70);  // longer than the longest wait
+    in[in.size() - 100] = std::bit_cast<std::uint32_t>(odd[4]);
+    in.resize(in.size() - 5);  // and a tail
+    for (RM mode : {RM::rne, RM::rtz, RM::up, RM::down})
+      for (Saturation sat : kSats) {
+        Rounding r;
+        r.mode = mode;
+        r.sat = sat;
+        const F32Converter c(f, r, ConvertKernel::avx2);
+        EXPECT_EQ(compare(c, in, reference_results(in, f, r), describe(f, r), true), 0u);
+      }
+  }
+}
+
 TEST(FastConvert, SignAlignedTierMatchesPortable) {
   if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
   constexpr std::size_t kChunk = 1u << 16;

@@ -72,6 +72,9 @@ struct F32Params {
   // by one fp32 addition in the rounding mode set in MXCSR for the call.
   std::uint32_t mg_hi[2], mg_lo, mg_k, mg_cmin, mg_lim, mg_w;
   bool mg_ok, mg_track;
+  // Tier MS (v_tierms): x itself rounded by one fp32 addition (rne/up/down), |x| < 2^emax.
+  std::uint32_t ms_k, ms_nq, ms_w[2], ms_lim;
+  bool ms_ok;
 };
 }  // namespace detail
 
