@@ -694,7 +694,7 @@ FPC_AVX2_FMA void tierm_group(const float* in, std::uint8_t* out, std::size_t g,
 }
 
 constexpr std::size_t kGroup = 4;     // blocks per check in tier M
-constexpr std::size_t kMsGroup = 16;  // blocks per check in tier MS
+constexpr std::size_t kMsGroup = 8;  // blocks per check in tier MS
 
 // Tier MS over groups of kMsGroup blocks while every |x| of a group is below 2^emax; returns
 // the blocks done (a group that reaches the top binade is not counted: its bytes are wrong).

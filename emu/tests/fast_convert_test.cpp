@@ -625,14 +625,14 @@ TEST(FastConvert, TierMBlockRunsMatchConvert) {
 }
 
 TEST(FastConvert, TierMsHandsTopBinadeGroupsToTierM) {
-  // rne/up/down go through tier MS (exact below 2^emax) in groups of 16 blocks; a group with a
+  // rne/up/down go through tier MS (exact below 2^emax) in groups of 8 blocks; a group with a
   // value in the top binade or beyond is redone in tier M, and tier MS waits 1, 2, 4, ... groups
   // while failures come in a row. Inputs: stretches of small values (sigma 2^(emax-4)), single
   // top-binade, overflow, NaN and max-finite values at the start, middle and end of groups,
   // a long stretch where every block reaches the top binade (the wait grows to its limit), and
   // small values again. Expected codes come from `convert`.
   if (!kernel_available(ConvertKernel::avx2)) GTEST_SKIP() << "no AVX2";
-  for (const char* name : {"e4m3", "e5m2", "e2m1", "e3m2", "e2m3", "binary8p3se"}) {
+  for (const char* name : {"e4m3", "e5m2", "e2m1", "e3m2", "e2m3", "e3m4", "e4m3ieee"}) {
     const Format f = parse_format(name);
     const float top = std::ldexp(1.0f, f.emax());
     const float maxf = static_cast<float>(to_double(f.max_finite_code(), f));
