@@ -33,7 +33,9 @@
 // AVX2, 1-byte codes, rne/rtz/up/down (where make_tierm_params allows): every block goes through
 // tier M instead (see v_tierm), one fp32 addition per value in MXCSR's rounding mode, which the
 // call sets and restores; it serves subnormal results, overflow and (mostly) specials alike, so
-// normally distributed data and data with large values stay in one branch-free loop.
+// normally distributed data and data with large values stay in one branch-free loop. In
+// rne/up/down, runs of blocks whose |x| stay below the top binade (2^emax) take tier MS first
+// (see v_tierms), which rounds x itself and needs one operation less per value.
 #include "fpconform/fast_convert.hpp"
 
 #include <algorithm>
@@ -690,7 +692,7 @@ FPC_AVX2_FMA void tierm_group(const float* in, std::uint8_t* out, std::size_t g,
   }
 }
 
-constexpr std::size_t kGroup = 4;     // blocks per check in tier M
+constexpr std::size_t kGroup = 4;    // blocks per check in tier M
 constexpr std::size_t kMsGroup = 8;  // blocks per check in tier MS
 
 // Tier MS over the blocks while every |x| of each group of kMsGroup blocks is below 2^emax;
@@ -733,8 +735,8 @@ __attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in
   constexpr std::size_t kMsWaitMax = 64;
   const MConst c = make_mconst(p, Signed);
   const bool ms = M != RM::rtz && p.ms_ok;
-  int clamp_run = 0;            // tier M groups left to start with the clamp
-  std::size_t ms_wait = 1;      // tier MS groups to do in tier M after the next failure
+  int clamp_run = 0;        // tier M groups left to start with the clamp
+  std::size_t ms_wait = 1;  // tier MS groups to do in tier M after the next failure
   while (nblocks > 0) {
     std::size_t mblocks = nblocks;  // blocks for tier M now
     if (ms) {
@@ -951,19 +953,19 @@ bool kernel_supports(const Format& to, const Rounding& r) {
 void make_tierms_params(F32Params& p, const Format& f, const Rounding& r) {
   p.ms_ok = false;
   const int m = f.man_bits, emin = f.emin(), emax = f.emax();
-  if (r.mode == RM::rtz || emax - 1 < emin) return;
+  // m >= 1: the formats its test covers (tier M serves the rest)
+  if (r.mode == RM::rtz || emax - 1 < emin || m < 1) return;
   const std::uint32_t h = p.sign_mask >> 1;  // half the code's sign bit: 1 << (width - 2)
   // The high half of y + ms_nq is (E - emin) << 7 plus h << (7 - m) (plus 1 where r >= h), a
   // positive int16 for every E < emax.
-  const std::uint32_t sign_term = (h << 7) >> m;
-  if (h == 0 || (h << 7) % (1u << m) != 0 ||
-      (static_cast<std::uint32_t>(emax - 1 - emin) << 7) + sign_term + 1 > 0x7FFFu)
+  const std::uint32_t sign_term = (h << 7) >> m;  // exact: h << 7 = 2^(width + 5), m < width
+  if (h == 0 || (static_cast<std::uint32_t>(emax - 1 - emin) << 7) + sign_term + 1 > 0x7FFFu)
     return;
   p.ms_k = static_cast<std::uint32_t>(150 - m) << 23 | (0x400000u - h);
   const std::uint32_t q_hi = (static_cast<std::uint32_t>(emin + 150 - m) << 7) + 0x3Fu - sign_term;
   p.ms_nq = 0u - (q_hi << 16);
-  p.ms_w[0] = 1u << (16 + m) | 0x0080u;  // x >= 0: k * 2^7
-  p.ms_w[1] = 1u << (16 + m) | 0xFF80u;  // x < 0: k * -2^7
+  p.ms_w[0] = 1u << (16 + m) | 0x0080u;  // x >= 0: the low half times 2^7
+  p.ms_w[1] = 1u << (16 + m) | 0xFF80u;  // x < 0: the low half times -2^7
   p.ms_lim = static_cast<std::uint32_t>(emax - 1 + 127) << 23;
   p.ms_ok = true;
 }
