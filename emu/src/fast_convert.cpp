@@ -721,12 +721,22 @@ __attribute__((target("avx2,fma"), noinline)) std::size_t tierms_groups(const fl
   return nblocks;
 }
 
+// Whether every |x| of a block is below tier MS's limit (2^emax, NaN and inf excluded).
+FPC_AVX2 bool v_block_below_top(const float* in, const MConst& c) {
+  __m256i top = _mm256_setzero_si256();
+  for (int j = 0; j < 8; ++j)
+    top = _mm256_max_epu32(top, _mm256_and_si256(v_load(in + 8 * j), c.expm));
+  return v_all_le(top, c.ms_lim);
+}
+
 // Blocks of 64. In rne/up/down they go through tier MS first, which is exact while every
-// |x| < 2^emax (below the top binade, where overflow starts). A group that reaches the top
-// binade is redone in tier M, and so are the groups after it, as many as failed in a row (1, 2,
-// 4, ... up to kMsWaitMax), before tier MS is tried again: data scaled to fill the format's
-// range (MX blocks, amax scaling) costs tier M plus a rare failed attempt. noinline: the caller
-// sets MXCSR around it, and no floating-point operation may move across that.
+// |x| < 2^emax (below the top binade, where overflow starts). In a group that reaches the top
+// binade, the blocks that do are redone in tier M. A lone such block after a run of good groups
+// (a rare large value) costs only that; otherwise the next groups go to tier M, as many as
+// failed in a row (1, 2, 4, ... up to kMsWaitMax), before tier MS is tried again: data scaled
+// to fill the format's range (MX blocks, amax scaling) costs tier M plus a rare failed attempt.
+// noinline: the caller sets MXCSR around it, and no floating-point operation may move across
+// that.
 template <bool Signed, bool TwoHi, RM M>
 __attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in,
                                                                  std::uint8_t* out,
@@ -744,7 +754,19 @@ __attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in
       in += done * kBlock;
       out += done * kBlock;
       nblocks -= done;
-      if (done > 0) ms_wait = 1;
+      if (nblocks == 0) break;
+      const std::size_t g = std::min(kMsGroup, nblocks);  // the group that failed
+      std::size_t bad = 0;
+      for (std::size_t b = 0; b < g; ++b, in += kBlock, out += kBlock) {
+        if (v_block_below_top(in, c)) continue;
+        ++bad;
+        tierm_group<Signed, TwoHi, M>(in, out, 1, c, p, clamp_run);
+      }
+      nblocks -= g;
+      if (done > 0) {
+        ms_wait = 1;
+        if (bad == 1) continue;
+      }
       mblocks = std::min(nblocks, ms_wait * kMsGroup);
       ms_wait = std::min(2 * ms_wait, kMsWaitMax);
     }
