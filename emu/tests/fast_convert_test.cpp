@@ -625,9 +625,10 @@ TEST(FastConvert, TierMBlockRunsMatchConvert) {
 }
 
 TEST(FastConvert, TierMsHandsTopBinadeGroupsToTierM) {
-  // rne/up/down go through tier MS (exact below 2^emax) in groups of 8 blocks; a group with a
-  // value in the top binade or beyond is redone in tier M, and tier MS waits 1, 2, 4, ... groups
-  // while failures come in a row. Inputs: stretches of small values (sigma 2^(emax-4)), single
+  // rne/up/down go through tier MS (exact below 2^emax) in groups of 8 blocks; in a group with a
+  // value in the top binade or beyond, the blocks with one are redone in tier M, and unless that
+  // is a lone block after good groups, tier MS waits 1, 2, 4, ... groups while failures come in
+  // a row. Inputs: stretches of small values (sigma 2^(emax-4)), single
   // top-binade, overflow, NaN and max-finite values at the start, middle and end of groups,
   // a long stretch where every block reaches the top binade (the wait grows to its limit), and
   // small values again. Expected codes come from `convert`.
@@ -640,7 +641,8 @@ TEST(FastConvert, TierMsHandsTopBinadeGroupsToTierM) {
     std::normal_distribution<float> nd(0.0f, 1.0f);
     std::vector<std::uint32_t> in;
     auto small = [&](int blocks) {
-      for (int i = 0; i < 64 * blocks; ++i) in.push_back(std::bit_cast<std::uint32_t>(nd(rng) * top / 16));
+      for (int i = 0; i < 64 * blocks; ++i)
+        in.push_back(std::bit_cast<std::uint32_t>(nd(rng) * top / 16));
     };
     const float odd[] = {top, -top, maxf, -maxf, top * 1.99f, -top * 1.99f, maxf * 1.5f,
                          std::bit_cast<float>(0x7FC01234u), std::bit_cast<float>(0xFF800000u)};
