@@ -599,6 +599,11 @@ std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
   find_nan_policy(p.nan, "nan");
   if (p.scale_block < 0) throw Error("scale_block", "scale_block must be 0 (none) or positive");
   if (p.subsum < 0 || p.subsum > 64) throw Error("subsum", "subsum must be 0 (none) or 1..64");
+  // The accumulator is out's exponent field with acc_frac_bits fraction bits: a code of <= 64 bits.
+  if (const int room = 64 - out.width() + out.man_bits; p.acc_frac_bits > room)
+    throw Error("acc_frac_bits", "an accumulator with " + out.name + "'s exponent range holds at most " +
+                                     std::to_string(room) + " fraction bits, not " +
+                                     std::to_string(p.acc_frac_bits));
   if (p.subsum > 0 && (p.structure == FdpaStructure::sequential ||
                        p.structure == FdpaStructure::pairwise))
     throw Error("subsum", "sub-sums need the fused or exact structure");

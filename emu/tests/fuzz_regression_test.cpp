@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <string>
+#include <vector>
 
 #include "fpconform/error.hpp"
 #include "fpconform/fdpa.hpp"
@@ -53,6 +55,27 @@ TEST(FuzzRegression, ModelFieldsBounded) {
   EXPECT_EQ(parse_model("custom:zero_exp=-133", e4m3, f32).zero_exp, -133);
   EXPECT_EQ(parse_model("custom:zero_exp=none", e4m3, f32).zero_exp, INT_MIN);
   EXPECT_NO_THROW(parse_model("custom:base=hopper,carry_bits=3", e4m3, f32));
+}
+
+// fuzz_model: acc_frac_bits=120 with an f32 output made fdpa build a 130-bit accumulator format
+// (1 + 8 + 120 bits) and shift by 129 for its sign. An accumulator code must fit 64 bits: f32's
+// exponent field leaves 64 - 1 - 8 = 55 fraction bits, f16's 64 - 1 - 5 = 58.
+TEST(FuzzRegression, AccumulatorWiderThan64BitsRefused) {
+  const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32"), f16 = parse_format("f16");
+  const std::vector<std::uint64_t> a = {0x38, 0x40}, b = {0x38, 0x38};  // 1*1 + 2*1
+  for (int bits : {56, 120, 200}) {
+    const FdpaParams p = parse_model("custom:acc_frac_bits=" + std::to_string(bits), e4m3, f32);
+    try {
+      (void)fdpa(p, e4m3, f32, a, b, 0);
+      ADD_FAILURE() << "acc_frac_bits=" << bits << " ran";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.where(), "acc_frac_bits") << bits;
+    }
+  }
+  EXPECT_THROW(fdpa(parse_model("custom:acc_frac_bits=59", e4m3, f16), e4m3, f16, a, b, 0), Error);
+  // The widest that fits: 1 + 2 = 3 exactly (f32 0x40400000, f16 0x4200).
+  EXPECT_EQ(fdpa(parse_model("custom:acc_frac_bits=55", e4m3, f32), e4m3, f32, a, b, 0), 0x40400000u);
+  EXPECT_EQ(fdpa(parse_model("custom:acc_frac_bits=58", e4m3, f16), e4m3, f16, a, b, 0), 0x4200u);
 }
 
 }  // namespace
