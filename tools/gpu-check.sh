@@ -17,7 +17,8 @@
 #
 # Outputs in --out (default $OUT if set, else out/gpu-check): summary.txt, run.log and
 # results.tar.xz (<plan>/<job>.res; split into results.tar.xz.partNN above 15 MiB: join them
-# with cat); cpu-bench.txt and cpu-bench.notes, `fpconform bench --quick` on the host's CPU
+# with cat; cpu/ in it: profiles of the host CPU's bf16/fp16 units where it has them, see
+# below); cpu-bench.txt and cpu-bench.notes, `fpconform bench --quick` on the host's CPU
 # when time is left. The exact device call is in gpu_probes/README.md. Exit: 0 all plans ran, 1 some job failed, 3 no GPU.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -150,6 +151,31 @@ run_plan() {  # LABEL OUT_DIR PLAN MIN
   (( rc != 0 )) && status=1
   grep -E '^\[[0-9]+/[0-9]+\] ' "$name" | grep -v ' ok (' >>"$summary" || true
 }
+# The host CPU's matrix and dot units (issue 5: cpu:amx-bf16 and cpu:avx512-bf16 need a Sapphire
+# Rapids or later Xeon, which the CPU machine is not), first: the GPU's own results are recorded
+# already (reports/devices/nvidia-h200), these are not. Each unit the host has is characterized
+# with 10^6 validation cases into cpu/<profile>.json/.md (in results.tar.xz) within 120 s; a unit
+# it lacks costs nothing. FPCONFORM_CPU_FLAGS replaces /proc/cpuinfo's flags (to test this part).
+cpu_flags=${FPCONFORM_CPU_FLAGS:-$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2)}
+{
+  echo "host cpu: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
+  echo "host cpu flags:$(for f in avx2 f16c avx512f avx512_bf16 avx512_fp16 amx_bf16 amx_tile; do
+    [[ " $cpu_flags " == *" $f "* ]] && printf ' %s' "$f"; done)"
+} >>"$summary"
+if [[ -x $bin/fpconform ]] && LD_LIBRARY_PATH="$bin/lib" "$bin/fpconform" --version >/dev/null 2>&1; then
+  mkdir -p "$work/cpu"
+  for unit in amx-bf16:amx_bf16 avx512-bf16:avx512_bf16 avx512-fp16:avx512_fp16; do
+    target=cpu:${unit%%:*} flag=${unit#*:}
+    if [[ " $cpu_flags " != *" $flag "* ]]; then echo "host $target: no $flag on this CPU" >>"$summary"; continue; fi
+    t0=$(date +%s)
+    LD_LIBRARY_PATH="$bin/lib" timeout 120 "$bin/fpconform" probe --target "$target" --cases 1000000 \
+      --out-dir "$work/cpu" >"$work/cpu/${target#cpu:}.log" 2>&1
+    rc=$?
+    echo "host $target: exit $rc, $(( $(date +%s) - t0 )) s, $(tail -1 "$work/cpu/${target#cpu:}.log" | cut -c1-200)" | tee -a "$summary"
+  done
+else
+  echo "host cpu units: not probed, $bin/fpconform does not run here" >>"$summary"
+fi
 plans_to_run="conversions scalar mma_sync wgmma gemm fprev"
 [[ -n $probe_round ]] && plans_to_run=""  # a later probe round only
 for plan in $plans_to_run; do
@@ -218,8 +244,9 @@ if [[ -x $fpc ]] && (( budget - ($(date +%s) - start) >= 40 )) &&
 fi
 # All results in one archive, split into 15 MiB parts when larger (the return limit is 8 files
 # of 16 MiB): summary.txt + run.log + cpu-bench.txt/.notes + at most 4 parts.
-if [[ -n $(find "$work" -name '*.res' -print -quit) ]]; then
-  (cd "$work" && find . -name '*.res' -o -name 'probe-cpu.*.log' | sort | tar -cf - -T -) | xz -T0 -6 >"$out/results.tar.xz"
+if [[ -n $(find "$work" -name '*.res' -print -quit) || -n $(find "$work/cpu" -type f -print -quit 2>/dev/null) ]]; then
+  (cd "$work" && find . -name '*.res' -o -name 'probe-cpu.*.log' -o -path './cpu/*' -type f | sort | tar -cf - -T -) |
+    xz -T0 -6 >"$out/results.tar.xz"
   if (( $(stat -c %s "$out/results.tar.xz") > 15 * 1024 * 1024 )); then
     split -b 15M -d "$out/results.tar.xz" "$out/results.tar.xz.part" && rm "$out/results.tar.xz"
   fi
