@@ -514,6 +514,8 @@ bool holds_exactly(const Format& in, const Format& out) {
   return in_min_exp >= out.emin();
 }
 
+int max_acc_frac_bits(const Format& out) { return 64 - out.width() + out.man_bits; }
+
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c) {
@@ -599,10 +601,9 @@ std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
   find_nan_policy(p.nan, "nan");
   if (p.scale_block < 0) throw Error("scale_block", "scale_block must be 0 (none) or positive");
   if (p.subsum < 0 || p.subsum > 64) throw Error("subsum", "subsum must be 0 (none) or 1..64");
-  // The accumulator is out's exponent field with acc_frac_bits fraction bits: a code of <= 64 bits.
-  if (const int room = 64 - out.width() + out.man_bits; p.acc_frac_bits > room)
+  if (p.acc_frac_bits > max_acc_frac_bits(out))
     throw Error("acc_frac_bits", "an accumulator with " + out.name + "'s exponent range holds at most " +
-                                     std::to_string(room) + " fraction bits, not " +
+                                     std::to_string(max_acc_frac_bits(out)) + " fraction bits, not " +
                                      std::to_string(p.acc_frac_bits));
   if (p.subsum > 0 && (p.structure == FdpaStructure::sequential ||
                        p.structure == FdpaStructure::pairwise))

@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fpconform/error.hpp"
@@ -59,21 +60,31 @@ TEST(FuzzRegression, ModelFieldsBounded) {
 
 // fuzz_model: acc_frac_bits=120 with an f32 output made fdpa build a 130-bit accumulator format
 // (1 + 8 + 120 bits) and shift by 129 for its sign. An accumulator code must fit 64 bits: f32's
-// exponent field leaves 64 - 1 - 8 = 55 fraction bits, f16's 64 - 1 - 5 = 58.
+// exponent field leaves 64 - 1 - 8 = 55 fraction bits, f16's 64 - 1 - 5 = 58. parse_model
+// refuses more (the --model argument is named), and so does fdpa for parameters set in code.
 TEST(FuzzRegression, AccumulatorWiderThan64BitsRefused) {
   const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32"), f16 = parse_format("f16");
-  const std::vector<std::uint64_t> a = {0x38, 0x40}, b = {0x38, 0x38};  // 1*1 + 2*1
-  for (int bits : {56, 120, 200}) {
-    const FdpaParams p = parse_model("custom:acc_frac_bits=" + std::to_string(bits), e4m3, f32);
+  EXPECT_EQ(max_acc_frac_bits(f32), 55);
+  EXPECT_EQ(max_acc_frac_bits(f16), 58);
+  for (const auto& [bits, out] : {std::pair{56, f32}, {120, f32}, {200, f32}, {59, f16}}) {
+    const std::string text = "custom:acc_frac_bits=" + std::to_string(bits);
     try {
-      (void)fdpa(p, e4m3, f32, a, b, 0);
-      ADD_FAILURE() << "acc_frac_bits=" << bits << " ran";
+      (void)parse_model(text, e4m3, out, "--model");
+      ADD_FAILURE() << text << " was accepted for " << out.name;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.where(), "--model") << text;
+    }
+    FdpaParams p = parse_model("custom:acc_frac_bits=13", e4m3, out);
+    p.acc_frac_bits = bits;
+    try {
+      (void)fdpa(p, e4m3, out, std::vector<std::uint64_t>{0x38}, std::vector<std::uint64_t>{0x38}, 0);
+      ADD_FAILURE() << "fdpa ran with acc_frac_bits=" << bits << " for " << out.name;
     } catch (const Error& e) {
       EXPECT_EQ(e.where(), "acc_frac_bits") << bits;
     }
   }
-  EXPECT_THROW(fdpa(parse_model("custom:acc_frac_bits=59", e4m3, f16), e4m3, f16, a, b, 0), Error);
-  // The widest that fits: 1 + 2 = 3 exactly (f32 0x40400000, f16 0x4200).
+  // The widest that fits: 1 * 1 + 2 * 1 = 3 exactly (f32 0x40400000, f16 0x4200).
+  const std::vector<std::uint64_t> a = {0x38, 0x40}, b = {0x38, 0x38};
   EXPECT_EQ(fdpa(parse_model("custom:acc_frac_bits=55", e4m3, f32), e4m3, f32, a, b, 0), 0x40400000u);
   EXPECT_EQ(fdpa(parse_model("custom:acc_frac_bits=58", e4m3, f16), e4m3, f16, a, b, 0), 0x4200u);
 }
