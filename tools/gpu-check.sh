@@ -156,25 +156,29 @@ run_plan() {  # LABEL OUT_DIR PLAN MIN
 # already (reports/devices/nvidia-h200), these are not. Each unit the host has is characterized
 # with 10^6 validation cases into cpu/<profile>.json/.md (in results.tar.xz) within 120 s; a unit
 # it lacks costs nothing. FPCONFORM_CPU_FLAGS replaces /proc/cpuinfo's flags (to test this part).
+# The staged fpconform (for the host CPU's units, the later probe rounds and the bench), when it
+# runs on this machine.
+fpc="$bin/fpconform" fpc_runs=false
+[[ -x $fpc ]] && LD_LIBRARY_PATH="$bin/lib" "$fpc" --version >/dev/null 2>&1 && fpc_runs=true
 cpu_flags=${FPCONFORM_CPU_FLAGS:-$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2)}
 {
   echo "host cpu: $(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores"
   echo "host cpu flags:$(for f in avx2 f16c avx512f avx512_bf16 avx512_fp16 amx_bf16 amx_tile; do
     [[ " $cpu_flags " == *" $f "* ]] && printf ' %s' "$f"; done)"
 } >>"$summary"
-if [[ -x $bin/fpconform ]] && LD_LIBRARY_PATH="$bin/lib" "$bin/fpconform" --version >/dev/null 2>&1; then
+if $fpc_runs; then
   mkdir -p "$work/cpu"
   for unit in amx-bf16:amx_bf16 avx512-bf16:avx512_bf16 avx512-fp16:avx512_fp16; do
-    target=cpu:${unit%%:*} flag=${unit#*:}
+    name=${unit%%:*} flag=${unit#*:} target=cpu:${unit%%:*}
     if [[ " $cpu_flags " != *" $flag "* ]]; then echo "host $target: no $flag on this CPU" >>"$summary"; continue; fi
     t0=$(date +%s)
-    LD_LIBRARY_PATH="$bin/lib" timeout 120 "$bin/fpconform" probe --target "$target" --cases 1000000 \
-      --out-dir "$work/cpu" >"$work/cpu/${target#cpu:}.log" 2>&1
+    LD_LIBRARY_PATH="$bin/lib" timeout 120 "$fpc" probe --target "$target" --cases 1000000 \
+      --out-dir "$work/cpu" >"$work/cpu/$name.log" 2>&1
     rc=$?
-    echo "host $target: exit $rc, $(( $(date +%s) - t0 )) s, $(tail -1 "$work/cpu/${target#cpu:}.log" | cut -c1-200)" | tee -a "$summary"
+    echo "host $target: exit $rc, $(( $(date +%s) - t0 )) s, $(tail -1 "$work/cpu/$name.log" | cut -c1-200)" | tee -a "$summary"
   done
 else
-  echo "host cpu units: not probed, $bin/fpconform does not run here" >>"$summary"
+  echo "host cpu units: not probed, $fpc does not run here" >>"$summary"
 fi
 plans_to_run="conversions scalar mma_sync wgmma gemm fprev"
 [[ -n $probe_round ]] && plans_to_run=""  # a later probe round only
@@ -206,8 +210,7 @@ fi
 # engine continues from the results so far (exit 4: round-N.plan, run it; 0/1: characterized),
 # kernels in parallel, until every kernel is done or the budget is spent. The CPU side repeats the
 # same commands on the returned results (gpu_probes/README.md, "After the run").
-fpc="$bin/fpconform"
-if [[ $status -ne 3 && -x $fpc && -d $work/probe ]] && LD_LIBRARY_PATH="$bin/lib" "$fpc" --version >/dev/null 2>&1; then
+if [[ $status -ne 3 && -d $work/probe ]] && $fpc_runs; then
   cases=$(awk '$1 == "cases" {print $2}' "$probe_dir/ARGS" 2>/dev/null)
   round=${probe_round:-1}
   while :; do
@@ -237,8 +240,7 @@ fi
 # The host CPU's speed lines (issue 8, `fpconform bench --quick`), when the staged fpconform runs
 # here and time is left: the GPU machine's CPU is the only other x86 these sessions reach (some
 # have AVX-512). cpu-bench.txt holds the lines, cpu-bench.notes what each baseline was.
-if [[ -x $fpc ]] && (( budget - ($(date +%s) - start) >= 40 )) &&
-   LD_LIBRARY_PATH="$bin/lib" "$fpc" --version >/dev/null 2>&1; then
+if $fpc_runs && (( budget - ($(date +%s) - start) >= 40 )); then
   LD_LIBRARY_PATH="$bin/lib" timeout 60 "$fpc" bench --quick >"$out/cpu-bench.txt" 2>"$out/cpu-bench.notes"
   echo "cpu bench: exit $?, $(tail -1 "$out/cpu-bench.txt")" >>"$summary"
 fi

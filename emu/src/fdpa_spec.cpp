@@ -1,7 +1,6 @@
 // describe_params / parse_model: FdpaParams <-> key=value text, one table of fields.
 #include "fpconform/fdpa_spec.hpp"
 
-#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <functional>
@@ -218,7 +217,7 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
       throw Error(std::string(what), std::string(name) + " must be " + std::to_string(lo) + ".." +
                                          std::to_string(hi));
   };
-  bits_field(p.acc_frac_bits, "acc_frac_bits", -1, std::min(200, max_acc_frac_bits(out)));
+  bits_field(p.acc_frac_bits, "acc_frac_bits", -1, max_acc_frac_bits(out));  // <= 63
   bits_field(p.product_bits, "product_bits", -1, 200);
   bits_field(p.carry_bits, "carry_bits", -1, 200);
   bits_field(p.late_sum_frac_bits, "late_sum_frac_bits", 0, 200);

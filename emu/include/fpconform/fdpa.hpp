@@ -130,13 +130,13 @@ struct FdpaParams {
   std::string_view nan = "nvidia";
 };
 
-// One step (a block, a group, or the whole chain for `sequential`) or a chain of steps over any
-// K. a, b hold codes of `in`, c and the result codes of `out`. Specials (fused, exact): a NaN
-// input, inf * 0 or inf - inf give the policy's default NaN; other infinities pass through.
 // The most fraction bits acc_frac_bits can ask for with this output: the accumulator is out's
 // sign and exponent field with acc_frac_bits fraction bits, a code of at most 64 bits.
 int max_acc_frac_bits(const Format& out);
 
+// One step (a block, a group, or the whole chain for `sequential`) or a chain of steps over any
+// K. a, b hold codes of `in`, c and the result codes of `out`. Specials (fused, exact): a NaN
+// input, inf * 0 or inf - inf give the policy's default NaN; other infinities pass through.
 // Throws Error when a and b differ in length, when a parameter is out of range, or (pairwise,
 // sequential) when `in` has values `out` cannot hold exactly.
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
