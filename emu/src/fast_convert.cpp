@@ -652,9 +652,10 @@ FPC_AVX2 __m256i v_pack_m(__m256i c0, __m256i c1, __m256i c2, __m256i c3, __m256
 // nblocks blocks of 64 through tier M: the bytes to out, and the largest |x| when Track.
 template <bool Signed, bool Clamp, bool TwoHi, bool Track>
 FPC_AVX2_FMA __m256i v_blocks_m(const float* in, std::uint8_t* out, std::size_t nblocks,
-                                const MConst& c) {
+                                const MConst& cref) {
   // A whole block per iteration: 8 independent chains (faster than 4 when the caches are cold;
   // the same in steady state on Zen 3).
+  const MConst c = cref;
   __m256i top = _mm256_setzero_si256();
   for (std::size_t k = 0; k < nblocks * kBlock; k += kBlock) {
     __m256i r[8];
@@ -697,25 +698,29 @@ constexpr std::size_t kMsGroup = 8;  // blocks per check in tier MS
 
 // Tier MS over the blocks while every |x| of each group of kMsGroup blocks is below 2^emax;
 // returns the blocks done (a group that reaches the top binade is not counted: its bytes are
-// wrong). Its own function: with only tier MS's constants live, the loop keeps its values in
-// registers. One loop over the blocks with the check every kMsGroup (rather than a loop per
-// group) is a little faster.
+// wrong). Its own function: with only tier MS's constants live (copied to locals), the loop
+// keeps them in registers; 32 values per step with two running maxima (7% faster on Zen 3 than
+// 64 per step, where GCC reloaded six constants from memory every step). One loop over the
+// blocks with the check every kMsGroup (rather than a loop per group) is a little faster.
 __attribute__((target("avx2,fma"), noinline)) std::size_t tierms_groups(const float* in,
                                                                          std::uint8_t* out,
                                                                          std::size_t nblocks,
-                                                                         const MConst& c) {
-  __m256i top = _mm256_setzero_si256();
+                                                                         const MConst& cref) {
+  const MConst c = cref;
+  __m256i top0 = _mm256_setzero_si256(), top1 = top0;
   for (std::size_t b = 0; b < nblocks; ++b) {
     const float* bin = in + b * kBlock;
     std::uint8_t* bout = out + b * kBlock;
-    __m256i r[8];
-    for (int j = 0; j < 8; ++j) r[j] = v_tierms(bin + 8 * j, top, c);
-    for (int h = 0; h < 2; ++h)
+    for (int h = 0; h < 2; ++h) {
+      const float* hin = bin + 32 * h;
+      const __m256i r0 = v_tierms(hin, top0, c), r1 = v_tierms(hin + 8, top1, c),
+                    r2 = v_tierms(hin + 16, top0, c), r3 = v_tierms(hin + 24, top1, c);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(bout + 32 * h),
-                          v_pack_m(r[4 * h], r[4 * h + 1], r[4 * h + 2], r[4 * h + 3], c.perm));
+                          v_pack_m(r0, r1, r2, r3, c.perm));
+    }
     if (b % kMsGroup == kMsGroup - 1 || b == nblocks - 1) {
-      if (!v_all_le(top, c.ms_lim)) return b - b % kMsGroup;
-      top = _mm256_setzero_si256();
+      if (!v_all_le(_mm256_max_epu32(top0, top1), c.ms_lim)) return b - b % kMsGroup;
+      top0 = top1 = _mm256_setzero_si256();
     }
   }
   return nblocks;
