@@ -29,9 +29,10 @@ build() {
   cd "$root"
   bash tools/install-deps.sh  # cuobjdump for the SASS test, among the rest
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build-gpu -j"${JOBS:-2}" --target fpconform-gpu-run gpu_files_test
+  cmake --build build-gpu -j"${JOBS:-2}" --target fpconform-gpu-run gpu_files_test emu_tests
   rm -rf "$stage" && mkdir -p "$stage/plans"
   cp build-gpu/gpu_probes/fpconform-gpu-run "$stage/"
+  cp build-gpu/emu/emu_tests "$stage/"  # the native AVX-512 conversion kernel's tests
   bash gpu_probes/plans/write_check_plans.sh "$stage/fpconform-gpu-run" "$stage/plans"
   cp gpu_probes/plans/*.plan "$stage/plans/" 2>/dev/null || true
   probe_plans
@@ -179,6 +180,18 @@ if $fpc_runs; then
   done
 else
   echo "host cpu units: not probed, $fpc does not run here" >>"$summary"
+fi
+# The AVX-512 conversion kernel (ConvertKernel::avx512, issue 8) natively, where the host has
+# AVX-512: the CPU machine checks it only under emulation. The conversion tests of the 1-byte
+# formats, which then run it beside avx2 and portable; log in results.tar.xz (cpu/).
+if [[ " $cpu_flags " == *" avx512f "* && -x $bin/emu_tests ]]; then
+  mkdir -p "$work/cpu"
+  timeout 40 "$bin/emu_tests" --gtest_brief=1 \
+    --gtest_filter='FastConvert.*:*Avx512*:Formats/FastConvertFormat.*/e4m3:Formats/FastConvertFormat.*/e5m2:Formats/FastConvertFormat.*/e2m1' \
+    >"$work/cpu/avx512-convert-tests.log" 2>&1
+  echo "host avx512 conversion kernel tests: exit $?, $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$work/cpu/avx512-convert-tests.log" | tr '\n' ' ' | cut -c1-300)" >>"$summary"
+else
+  echo "host avx512 conversion kernel tests: not run (no avx512f on this CPU, or no staged emu_tests)" >>"$summary"
 fi
 plans_to_run="conversions scalar mma_sync wgmma gemm fprev"
 [[ -n $probe_round ]] && plans_to_run=""  # a later probe round only

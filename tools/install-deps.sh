@@ -13,6 +13,8 @@ have_header nlohmann/json.hpp || need_apt+=(nlohmann-json3-dev)
 have_header CLI/CLI.hpp || need_apt+=(libcli11-dev)
 have_header gtest/gtest.h || need_apt+=(libgtest-dev)
 have_header benchmark/benchmark.h || need_apt+=(libbenchmark-dev)
+# SIMDe: emulates the AVX-512 intrinsics, so the AVX-512 conversion tier is tested on any x86.
+have_header simde/x86/avx512.h || need_apt+=(libsimde-dev)
 command -v cmake >/dev/null || need_apt+=(cmake)
 # clang and its compiler-rt (libFuzzer, ASan, UBSan) for `tools/run.sh fuzz`.
 command -v clang++ >/dev/null || need_apt+=(clang)

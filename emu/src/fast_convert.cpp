@@ -49,6 +49,9 @@
 #define FPC_X86 1
 #include <cpuid.h>
 #include <immintrin.h>
+// Tier MS on AVX-512; not inlined into its AVX2 callers (a wider target than theirs).
+#define FPC_AVX512_FN __attribute__((target("avx512f,avx512bw,avx512dq,fma")))
+#include "tierms_avx512.hpp"
 #else
 #define FPC_X86 0
 #endif
@@ -755,7 +758,9 @@ __attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in
   while (nblocks > 0) {
     std::size_t mblocks = nblocks;  // blocks for tier M now
     if (ms) {
-      const std::size_t done = tierms_groups(in, out, nblocks, c);
+      const std::size_t done = p.ms_avx512
+                                   ? detail::tierms_groups_avx512(in, out, nblocks, kMsGroup, p)
+                                   : tierms_groups(in, out, nblocks, c);
       in += done * kBlock;
       out += done * kBlock;
       nblocks -= done;
@@ -939,7 +944,7 @@ int native_f16_immediate(const Format& to, const Rounding& r) {
 // The x86 features this file dispatches on, read once. Tier M needs FMA besides AVX2 (every
 // AVX2 CPU so far has it; checked all the same).
 struct CpuFeatures {
-  bool avx2 = false, fma = false;
+  bool avx2 = false, fma = false, avx512 = false;  // avx512: F, BW and DQ
 };
 
 const CpuFeatures& cpu_features() {
@@ -949,6 +954,9 @@ const CpuFeatures& cpu_features() {
     __builtin_cpu_init();
     c.avx2 = __builtin_cpu_supports("avx2") != 0;
     c.fma = __builtin_cpu_supports("fma") != 0;
+    // (libgcc sets these only where the OS saves the zmm state, as it does for AVX)
+    c.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq");
 #endif
     return c;
   }();
@@ -957,6 +965,7 @@ const CpuFeatures& cpu_features() {
 
 bool cpu_has_avx2() { return cpu_features().avx2; }
 bool cpu_has_fma() { return cpu_features().fma; }
+bool cpu_has_avx512() { return cpu_features().avx2 && cpu_features().fma && cpu_features().avx512; }
 
 bool overflow_to_infinity(RM m, bool negative) {
   switch (m) {
@@ -1172,6 +1181,10 @@ F32Params make_params(const Format& f, const Rounding& r) {
 
 }  // namespace
 
+namespace detail {
+F32Params make_f32_params(const Format& to, const Rounding& r) { return make_params(to, r); }
+}  // namespace detail
+
 std::string_view to_string(ConvertKernel k) {
   switch (k) {
     case ConvertKernel::best: return "best";
@@ -1179,12 +1192,14 @@ std::string_view to_string(ConvertKernel k) {
     case ConvertKernel::avx2: return "avx2";
     case ConvertKernel::reference: return "reference";
     case ConvertKernel::f16c: return "f16c";
+    case ConvertKernel::avx512: return "avx512";
   }
   return "?";
 }
 
 bool kernel_available(ConvertKernel k) {
   if (k == ConvertKernel::f16c) return cpu_has_f16c();
+  if (k == ConvertKernel::avx512) return cpu_has_f16c() && cpu_has_avx512();
   return k != ConvertKernel::avx2 || cpu_has_avx2();
 }
 
@@ -1198,16 +1213,22 @@ F32Converter::F32Converter(const Format& to, const Rounding& r, ConvertKernel k)
     throw Error("kernel", "avx2 requested but this CPU (or build) has no AVX2");
   if (k == ConvertKernel::f16c && !cpu_has_f16c())
     throw Error("kernel", "f16c requested but this CPU (or build) has no AVX2 and F16C");
+  if (k == ConvertKernel::avx512 && !kernel_available(k))
+    throw Error("kernel",
+                "avx512 requested but this CPU (or build) lacks AVX2, F16C or AVX-512 F/BW/DQ");
   if (k == ConvertKernel::best)
-    k = cpu_has_f16c()   ? ConvertKernel::f16c
+    k = kernel_available(ConvertKernel::avx512) ? ConvertKernel::avx512
+        : cpu_has_f16c()                         ? ConvertKernel::f16c
         : cpu_has_avx2() ? ConvertKernel::avx2
                          : ConvertKernel::portable;
   if (k != ConvertKernel::reference && !kernel_supports(to, r)) k = ConvertKernel::reference;
   kernel_ = k;
   if (k == ConvertKernel::reference) return;
   p_ = make_params(to, r);
-  const bool avx2 = k == ConvertKernel::avx2 || k == ConvertKernel::f16c;
-  if (k == ConvertKernel::f16c) native_f16_imm_ = native_f16_immediate(to, r);
+  const bool avx2 = k != ConvertKernel::portable;
+  if (k == ConvertKernel::f16c || k == ConvertKernel::avx512)
+    native_f16_imm_ = native_f16_immediate(to, r);
+  p_.ms_avx512 = k == ConvertKernel::avx512 && p_.ms_ok;
   if (code_bytes_ == 1) pick<std::uint8_t>(r.mode, avx2, lean_, full_);
   else pick<std::uint16_t>(r.mode, avx2, lean_, full_);
   use_lean_ = to.is_signed && to.subnormals && to.has_zero && to.bias <= 127 && !r.ftz && !r.daz;

@@ -263,6 +263,7 @@ std::vector<ConvertKernel> kernels_to_test() {
   std::vector<ConvertKernel> k{ConvertKernel::portable};
   if (kernel_available(ConvertKernel::avx2)) k.push_back(ConvertKernel::avx2);
   if (kernel_available(ConvertKernel::f16c)) k.push_back(ConvertKernel::f16c);
+  if (kernel_available(ConvertKernel::avx512)) k.push_back(ConvertKernel::avx512);
   return k;
 }
 
@@ -401,6 +402,38 @@ TEST(FastConvert, SpansAndErrors) {
   if (!kernel_available(ConvertKernel::avx2)) {
     EXPECT_THROW(F32Converter(e4m3, r, ConvertKernel::avx2), Error);
   }
+  if (!kernel_available(ConvertKernel::avx512)) {
+    EXPECT_THROW(F32Converter(e4m3, r, ConvertKernel::avx512), Error);
+  }
+}
+
+// The avx512 kernel natively: where the CPU has AVX-512 F/BW/DQ, `best` picks it and the
+// FastConvertFormat sweeps run it (kernels_to_test); here, normal data whose groups mostly stay
+// in tier MS, codes equal to `convert`'s. Elsewhere its tier is checked under emulation
+// (tierms_avx512_emulated_test.cpp) and this test says it was skipped.
+TEST(FastConvert, Avx512KernelNative) {
+  if (!kernel_available(ConvertKernel::avx512))
+    GTEST_SKIP() << "this CPU lacks AVX-512 F/BW/DQ (or AVX2/F16C): the avx512 kernel cannot run "
+                    "here; TierMsAvx512Emulated checks its tier under SIMDe's emulation";
+  std::mt19937 rng(11);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> in(1 << 16);
+  for (float& x : in) x = nd(rng);
+  for (std::size_t i = 0; i < in.size(); i += 4099) in[i] *= 1e4f;  // a few groups in tier M
+  for (const char* name : {"e4m3", "e5m2", "e2m1"})
+    for (RM mode : {RM::rne, RM::up, RM::down}) {
+      Rounding r;
+      r.mode = mode;
+      const Format f = *find_builtin(name);
+      const F32Converter c(f, r, ConvertKernel::avx512);
+      EXPECT_EQ(F32Converter(f, r).kernel(), ConvertKernel::avx512) << "best picks it";
+      std::vector<std::uint8_t> out(in.size());
+      c.convert(in.data(), out.data(), in.size());
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < in.size(); ++i)
+        bad += out[i] != convert(std::bit_cast<std::uint32_t>(in[i]), f32(), f, r).bits;
+      EXPECT_EQ(bad, 0u) << describe(f, r);
+    }
 }
 
 TEST(FastConvert, FallbacksMatchConvert) {

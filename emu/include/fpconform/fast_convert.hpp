@@ -16,6 +16,8 @@
 // MXCSR (rounding mode, DAZ, FTZ) plays no part and no MXCSR flag is raised. For 1-byte formats
 // (e4m3, e5m2, e2m1, ...) in rne/rtz/up/down the AVX2 kernel sets MXCSR itself for the call
 // (rounding = the mode, DAZ/FTZ off, exceptions masked) and puts the caller's MXCSR back after.
+// Where the CPU has AVX-512 F/BW/DQ (ConvertKernel::avx512), the tier that serves 1-byte formats
+// below their top binade in rne/up/down runs 16 lanes wide (emu/src/tierms_avx512.hpp).
 // Coverage:
 //   - vectorized: formats of width <= 16 with -128 <= bias <= 128 and m <= 22, modes rne, rna,
 //     rtz, up, down, odd; saturation none, finite, propagate; ftz, daz; both tininess rules;
@@ -37,8 +39,9 @@
 
 namespace fpconform {
 
-// Which implementation a converter runs. `best` picks f16c where the CPU has AVX2 and F16C,
-// else avx2 where it has AVX2, else portable.
+// Which implementation a converter runs. `best` picks avx512 where the CPU has AVX2, F16C and
+// AVX-512 F/BW/DQ, else f16c where it has AVX2 and F16C, else avx2 where it has AVX2, else
+// portable.
 enum class ConvertKernel : std::uint8_t {
   best,
   portable,   // the same kernel compiled for the baseline ISA (what the compiler vectorizes)
@@ -50,6 +53,11 @@ enum class ConvertKernel : std::uint8_t {
               // sweep). Only while MXCSR has DAZ and FTZ off (they change vcvtps2ph on
               // subnormals; checked per call, else avx2); MXCSR's flags are restored after it.
               // Throws Error where the CPU lacks AVX2 or F16C.
+  avx512,     // f16c, and for 1-byte formats in rne/up/down the tier that serves values below
+              // the format's top binade (most data) on AVX-512 F/BW/DQ, 16 lanes
+              // (emu/src/tierms_avx512.hpp; its results are checked against `convert` under
+              // SIMDe's emulation on any CPU, and natively in every sweep where the CPU has
+              // AVX-512). Throws Error where the CPU lacks AVX2, F16C or AVX-512 F/BW/DQ.
 };
 
 std::string_view to_string(ConvertKernel k);
@@ -75,7 +83,11 @@ struct F32Params {
   // Tier MS (v_tierms): x itself rounded by one fp32 addition (rne/up/down), |x| < 2^emax.
   std::uint32_t ms_k, ms_nq, ms_w[2], ms_lim;
   bool ms_ok;
+  bool ms_avx512;  // tier MS runs on AVX-512 (ConvertKernel::avx512)
 };
+// The constants for (to, r), as a converter of a vectorized kernel holds them (ms_avx512 false).
+// For tests of the kernels' pieces.
+F32Params make_f32_params(const Format& to, const Rounding& r);
 }  // namespace detail
 
 class F32Converter {
