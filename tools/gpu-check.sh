@@ -183,11 +183,12 @@ else
 fi
 # The AVX-512 conversion kernel (ConvertKernel::avx512, issue 8) natively, where the host has
 # AVX-512: the CPU machine checks it only under emulation. The conversion tests of the 1-byte
-# formats, which then run it beside avx2 and portable; log in results.tar.xz (cpu/).
+# formats, which then run it beside avx2 and portable (13 s on the CPU machine without it, less
+# the two 2-byte-format tests); log in results.tar.xz (cpu/).
 if [[ " $cpu_flags " == *" avx512f "* && -x $bin/emu_tests ]]; then
   mkdir -p "$work/cpu"
   timeout 40 "$bin/emu_tests" --gtest_brief=1 \
-    --gtest_filter='FastConvert.*:*Avx512*:Formats/FastConvertFormat.*/e4m3:Formats/FastConvertFormat.*/e5m2:Formats/FastConvertFormat.*/e2m1' \
+    --gtest_filter='FastConvert.*:*Avx512*:Formats/FastConvertFormat.*/e4m3:Formats/FastConvertFormat.*/e5m2:Formats/FastConvertFormat.*/e2m1-FastConvert.SignAlignedTierMatchesPortable:FastConvert.F16cKernelMatchesAvx2Kernel' \
     >"$work/cpu/avx512-convert-tests.log" 2>&1
   echo "host avx512 conversion kernel tests: exit $?, $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$work/cpu/avx512-convert-tests.log" | tr '\n' ' ' | cut -c1-300)" >>"$summary"
 else
