@@ -12,6 +12,7 @@
 #include "fpconform/error.hpp"
 #include "fpconform/exact_ops.hpp"
 #include "fpconform/nan_policy.hpp"
+#include "fdpa_tree.hpp"
 
 namespace fpconform {
 
@@ -641,6 +642,7 @@ std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
       } while (k < a.size());
       return d;
     }
+    case FdpaStructure::tree: return detail::tree_dot(p, in, out, a, b, c);
     case FdpaStructure::fused: break;
   }
   if (p.block < 1 || p.block > 64) throw Error("block", "block size must be 1..64");

@@ -8,6 +8,7 @@
 #include "fpconform/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/nan_policy.hpp"
+#include "fdpa_tree.hpp"
 
 namespace fpconform {
 
@@ -28,6 +29,7 @@ std::string_view structure_name(FdpaStructure s) {
     case FdpaStructure::pairwise: return "pairwise";
     case FdpaStructure::sequential: return "sequential";
     case FdpaStructure::exact: return "exact";
+    case FdpaStructure::tree: return "tree";
   }
   return "?";
 }
@@ -82,12 +84,12 @@ const std::vector<Field>& fields() {
       {"structure", [](const FdpaParams& p) { return std::string(structure_name(p.structure)); },
        [](FdpaParams& p, std::string_view v, const std::string& w) {
          for (FdpaStructure s : {FdpaStructure::fused, FdpaStructure::pairwise,
-                                 FdpaStructure::sequential, FdpaStructure::exact})
+                                 FdpaStructure::sequential, FdpaStructure::exact, FdpaStructure::tree})
            if (structure_name(s) == v) {
              p.structure = s;
              return;
            }
-         throw Error(w, "'" + std::string(v) + "' is not fused, pairwise, sequential or exact");
+         throw Error(w, "'" + std::string(v) + "' is not fused, pairwise, sequential, exact or tree");
        }},
       INT_FIELD("block", block),
       INT_FIELD("frac_bits", frac_bits),
@@ -133,6 +135,17 @@ const std::vector<Field>& fields() {
          else throw Error(w, "'" + std::string(v) + "' is not natural or pairs_mod4");
        }},
       BOOL_FIELD("c_last", c_last),
+      {"tree", [](const FdpaParams& p) { return std::string(p.tree); },
+       [](FdpaParams& p, std::string_view v, const std::string& w) {
+         p.tree = intern_tree(v);
+         FdpaParams check;
+         check.tree = p.tree;
+         try {
+           detail::tree_width(check);
+         } catch (const Error& e) {
+           throw Error(w, e.what());
+         }
+       }},
       {"nan", [](const FdpaParams& p) { return std::string(p.nan); },
        [](FdpaParams& p, std::string_view v, const std::string& w) {
          p.nan = find_nan_policy(v, w).name;  // static storage
@@ -203,6 +216,8 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
       throw Error(std::string(what), "unknown parameter '" + std::string(key) + "' (known: base, " + names + ")");
     }
   }
+  if (p.structure == FdpaStructure::tree && p.tree.empty())
+    throw Error(std::string(what), "structure=tree needs tree=(...) (a sum tree over c and the products)");
   if (p.block < 0 || p.block > 4096) throw Error(std::string(what), "block must be 0..4096");
   if (p.frac_bits < 0 || p.frac_bits > 200) throw Error(std::string(what), "frac_bits must be 0..200");
   if (p.scale_block < 0 || p.scale_block > 4096)

@@ -31,6 +31,15 @@
 // sequential (fp32/fp64 paths): D = fma(a_k, b_k, ... fma(a_0, b_0, C)) in `out`.
 // exact (Kulisch): per `block` products (0: all of them) the exact sum of the products and C,
 //   rounded once into `out` with `out_rounding`.
+// tree (a reduction tree of rounding nodes: x86 AMX, AVX512-BF16): `tree` is a SumTree text
+//   (sum_tree.hpp) over C and the products 0 .. n-1 of one instruction. A product leaf is exact
+//   (inputs flushed by `flush_subnormal_inputs`, C too); a "( ... )" node is the exact sum of
+//   its children rounded once into `out` with `out_rounding` (FTZ by `flush_subnormal_outputs`,
+//   tininess after rounding), so a node of C and one product is an FMA; a "[ ... ]" node is an
+//   exact sum passed up unrounded. K > n runs as a chain of instructions (each D is the next
+//   C); a last instruction with fewer than n products gets +0 products (a zero-padded tile).
+//   NaN results follow `nan`: a node's NaN is the first NaN among its product leaves (a before
+//   b, by index), then its other children in the tree's order (C first), quieted.
 // In every structure K > block runs as a chain: each step's D is the next step's C.
 // Block scaling (fdpa_scaled; fused and exact structures): element i of a and b is multiplied by
 //   scale_a[i / scale_block] and scale_b[i / scale_block], codes of a scale format whose sign
@@ -67,7 +76,7 @@ namespace fpconform {
 // -inf (floor of the signed value).
 enum class AlignRounding : std::uint8_t { truncate, nearest_even, down };
 
-enum class FdpaStructure : std::uint8_t { fused, pairwise, sequential, exact };
+enum class FdpaStructure : std::uint8_t { fused, pairwise, sequential, exact, tree };
 
 // The order in which an instruction's k products reach the blocks.
 enum class KOrder : std::uint8_t {
@@ -124,11 +133,19 @@ struct FdpaParams {
   KOrder k_order = KOrder::natural;
   bool c_last = false;
 
+  // tree: the SumTree text of one instruction (see "tree" above), in static storage
+  // (intern_tree); the other structures ignore it.
+  std::string_view tree;
+
   // The NaN policy (nan_policy.hpp) of NaN results: its default NaN for the fused and exact
   // structures (NaN inputs, inf * 0, inf - inf); the full policy in the pairwise and
   // sequential structures, which go through apply_op.
   std::string_view nan = "nvidia";
 };
+
+// A copy of `text` that lives as long as the program (one per distinct text), for
+// FdpaParams::tree, which presets hold in constant tables.
+std::string_view intern_tree(std::string_view text);
 
 // The most fraction bits acc_frac_bits can ask for with this output: the accumulator is out's
 // sign and exponent field with acc_frac_bits fraction bits, a code of at most 64 bits.

@@ -3,10 +3,10 @@
 #include <cctype>
 #include <charconv>
 
-#include "fpconform/characterize/order.hpp"
+#include "fpconform/sum_tree.hpp"
 #include "fpconform/error.hpp"
 
-namespace fpconform::characterize {
+namespace fpconform {
 
 SumTree SumTree::product(int index) {
   if (index < 0) throw Error("SumTree", "product index must be >= 0");
@@ -122,4 +122,4 @@ SumTree parse_sum_tree(std::string_view text, std::string_view what) {
   return TreeParser(text, what).parse();
 }
 
-}  // namespace fpconform::characterize
+}  // namespace fpconform
