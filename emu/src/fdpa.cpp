@@ -476,7 +476,8 @@ struct Ieee {
     return round_to_format(v, out, Rounding{}).bits;  // exact: holds_exactly was checked
   }
   std::uint64_t fma(std::uint64_t x, std::uint64_t y, std::uint64_t z) const {
-    const std::uint64_t ops[3] = {x, y, z};
+    // x * y = y * x; the order only says whose NaN comes first.
+    const std::uint64_t ops[3] = {p.nan_b_first ? y : x, p.nan_b_first ? x : y, z};
     return flush(apply_op(Op::mul_add, out, ops, o).bits);
   }
   std::uint64_t add(std::uint64_t x, std::uint64_t y) const {

@@ -150,6 +150,7 @@ const std::vector<Field>& fields() {
        [](FdpaParams& p, std::string_view v, const std::string& w) {
          p.nan = find_nan_policy(v, w).name;  // static storage
        }},
+      BOOL_FIELD("nan_b_first", nan_b_first),
   };
   return f;
 }

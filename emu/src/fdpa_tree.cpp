@@ -141,7 +141,10 @@ class Evaluator {
   // inf * 0 is `invalid` (a default NaN unless the node has a NaN operand, as x86's FMA).
   ExactValue product(std::uint64_t ac, std::uint64_t bc, bool& invalid) const {
     const ExactValue x = read_flushed(ac, in_, p_), y = read_flushed(bc, in_, p_);
-    if (x.is_nan() || y.is_nan()) return policy_.propagate ? quieted(x.is_nan() ? x : y) : default_nan_;
+    const ExactValue& first = p_.nan_b_first ? y : x;
+    const ExactValue& second = p_.nan_b_first ? x : y;
+    if (first.is_nan() || second.is_nan())
+      return policy_.propagate ? quieted(first.is_nan() ? first : second) : default_nan_;
     const bool neg = x.negative != y.negative;
     if (x.is_inf() || y.is_inf()) {
       invalid = x.is_zero() || y.is_zero();

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 
 #include "fpconform/sum_tree.hpp"
 #include "fpconform/error.hpp"
@@ -120,6 +121,79 @@ class TreeParser {
 
 SumTree parse_sum_tree(std::string_view text, std::string_view what) {
   return TreeParser(text, what).parse();
+}
+
+}  // namespace fpconform
+
+namespace fpconform {
+
+namespace {
+
+// t with c replaced by `prev` (none: the leaf c) and product i by i + offset, products >= k
+// dropped; nullopt when nothing is left.
+std::optional<SumTree> substitute(const SumTree& t, int offset, int k, const std::optional<SumTree>& prev) {
+  if (t.is_c()) return prev ? *prev : SumTree::c();
+  if (t.is_leaf()) {
+    if (t.index() + offset >= k) return std::nullopt;
+    return SumTree::product(t.index() + offset);
+  }
+  std::vector<SumTree> kids;
+  for (const SumTree& ch : t.children())
+    if (auto s = substitute(ch, offset, k, prev)) kids.push_back(std::move(*s));
+  if (kids.empty()) return std::nullopt;
+  return SumTree::node(std::move(kids), t.exact());
+}
+
+void collect_products(const SumTree& t, std::vector<int>& out) {
+  if (t.is_c()) return;
+  if (t.is_leaf()) {
+    out.push_back(t.index());
+    return;
+  }
+  for (const SumTree& ch : t.children()) collect_products(ch, out);
+}
+
+bool holds_c(const SumTree& t) {
+  if (t.is_leaf()) return t.is_c();
+  for (const SumTree& ch : t.children())
+    if (holds_c(ch)) return true;
+  return false;
+}
+
+}  // namespace
+
+int product_count(const SumTree& t) { return holds_c(t) ? t.leaf_count() - 1 : t.leaf_count(); }
+
+SumTree chain_instructions(const SumTree& instruction, int k) {
+  const int n = product_count(instruction);
+  if (n < 1 || k < 1) throw Error("tree", "an instruction tree needs products, and k must be >= 1");
+  std::optional<SumTree> d;
+  for (int offset = 0; offset < k; offset += n) d = substitute(instruction, offset, k, d);
+  return *d;
+}
+
+SumTree instruction_of(const SumTree& t) {
+  const int n = product_count(t);
+  for (int w = 1; w < n; ++w) {
+    if (n % w) continue;
+    // The node on the path to c that holds c and w products.
+    const SumTree* at = &t;
+    while (!at->is_leaf() && at->leaf_count() > w + 1) {
+      const SumTree* next = nullptr;
+      for (const SumTree& ch : at->children())
+        if (holds_c(ch)) next = &ch;
+      if (!next) break;
+      at = next;
+    }
+    if (at->leaf_count() != w + 1 || !holds_c(*at)) continue;
+    std::vector<int> ps;
+    collect_products(*at, ps);
+    std::sort(ps.begin(), ps.end());
+    bool first_w = true;
+    for (int i = 0; i < w; ++i) first_w = first_w && ps[static_cast<std::size_t>(i)] == i;
+    if (first_w && chain_instructions(*at, n) == t) return *at;
+  }
+  return t;
 }
 
 }  // namespace fpconform

@@ -141,6 +141,10 @@ struct FdpaParams {
   // structures (NaN inputs, inf * 0, inf - inf); the full policy in the pairwise and
   // sequential structures, which go through apply_op.
   std::string_view nan = "nvidia";
+  // pairwise, sequential, tree: a product's NaN operands are taken b first (x86's FMA takes
+  // the first NaN in the order its formula names the operands: VFMADD231 xmm1, xmm2, xmm3 is
+  // xmm2 * xmm3 + xmm1, so which of a and b sits in xmm2 decides).
+  bool nan_b_first = false;
 };
 
 // A copy of `text` that lives as long as the program (one per distinct text), for

@@ -51,4 +51,16 @@ class SumTree {
 // Reads the canonical text form (any child order, any spacing). Throws Error naming `what`.
 SumTree parse_sum_tree(std::string_view text, std::string_view what = "tree");
 
+// Product leaves of t.
+int product_count(const SumTree& t);
+
+// An instruction's tree (over c and products 0 .. n-1) run as a chain over k products:
+// instruction j takes products j*n .. j*n + n - 1 and the previous result as its c; products
+// k and above are dropped (a zero-padded last instruction: zeros change nothing FPRev sees).
+SumTree chain_instructions(const SumTree& instruction, int k);
+
+// The smallest instruction tree whose chain_instructions over t's products is t (t itself
+// when there is none shorter): AMX's two TDPBF16PS over k = 64 give the tree of one.
+SumTree instruction_of(const SumTree& t);
+
 }  // namespace fpconform

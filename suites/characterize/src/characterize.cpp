@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
+#include "fpconform/characterize/order.hpp"
 #include "fpconform/characterize/probes.hpp"
 #include "fpconform/characterize/synthesize.hpp"
 #include "fpconform/characterize/validate.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
+#include "fpconform/sum_tree.hpp"
 
 namespace fpconform::characterize {
 
@@ -24,6 +27,10 @@ std::string structure_words(const FdpaParams& p) {
     case FdpaStructure::exact:
       return p.block == 0 ? "an exact (Kulisch) sum with one rounding"
                           : "exact sums of " + L + " products and C, each rounded once";
+    case FdpaStructure::tree:
+      return "the reduction tree " + std::string(p.tree) + " per instruction of " +
+             std::to_string(product_count(parse_sum_tree(p.tree))) +
+             " products, each ( ) node one rounding into the output format, chained over longer k";
     case FdpaStructure::fused: break;
   }
   std::string s = "fused blocks of " + L + " products, aligned to " + std::to_string(p.frac_bits) +
@@ -122,6 +129,38 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
     if (i == 0 || s.disagreements < found.disagreements) found = s;
     if (found.disagreements == 0) break;
   }
+  // Beyond the fixed structures: the summation tree FPRev recovers, its nodes typed by search.
+  std::optional<SumTree> order;
+  bool order_tried = false;
+  auto try_tree = [&](SearchResult& current) {
+    if (current.disagreements == 0 || current.params.structure == FdpaStructure::tree) return;
+    if (!order_tried) {
+      order_tried = true;
+      int k = std::min(32, o.max_k);
+      while (k > 1 && !t.supports_k(k)) --k;
+      ProbeEvidence ev;
+      ev.probe = "summation tree";
+      try {
+        OrderStats stats;
+        order = recover_order(t, k, &stats);
+        ev.finding = order->text();
+        ev.proves = "FPRev with k = " + std::to_string(k) + " (" + std::to_string(stats.queries) +
+                    " queries), asked because the fixed structures leave cases unexplained";
+      } catch (const Error& e) {
+        ev.finding = "not recovered";
+        ev.proves = e.what();
+      }
+      progress("probe", "summation tree: " + ev.finding);
+      r.evidence.push_back(std::move(ev));
+    }
+    if (!order) return;
+    SearchResult s = search_tree(current.params, *order, r.in, r.out, training);
+    if (s.disagreements < current.disagreements) {
+      s.changes.insert(s.changes.begin(), current.changes.begin(), current.changes.end());
+      current = std::move(s);
+    }
+  };
+  try_tree(found);
   progress("synthesize", model_spec(found.params) + " (" + std::to_string(found.disagreements) +
                              " of " + std::to_string(training.size()) + " cases wrong)");
   r.model = found.params;
@@ -152,7 +191,8 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
     std::vector<DotCase> extra = gen.batch(2000);
     observe(t, extra);
     training.insert(training.end(), extra.begin(), extra.end());
-    const SearchResult refined = search_params(r.model, r.in, r.out, training);
+    SearchResult refined = search_params(r.model, r.in, r.out, training);
+    try_tree(refined);
     ProbeEvidence ev;
     ev.probe = "refinement " + std::to_string(round + 1);
     ev.cases = v.failures;

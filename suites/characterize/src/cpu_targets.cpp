@@ -51,6 +51,9 @@ bool request_amx_permission() {
 }
 
 // (Lambdas would not inherit the target attribute: the loads are written out.)
+// The FMA chains are VFMADD231 written out with a in the second operand and b in the third:
+// x86 takes the first NaN in the order the instruction's formula a*b + d names them, so an
+// intrinsic, whose operand placement is the compiler's choice, would leave it open.
 inline float f32_of(std::uint64_t bits) {
   float f;
   const auto u = static_cast<std::uint32_t>(bits);
@@ -62,8 +65,10 @@ __attribute__((target("fma"))) std::uint32_t fma_chain_f32(const std::uint64_t* 
                                                            const std::uint64_t* b, int k,
                                                            std::uint64_t c) {
   __m128 d = _mm_set_ss(f32_of(c));
-  for (int i = 0; i < k; ++i)
-    d = _mm_fmadd_ss(_mm_set_ss(f32_of(a[i])), _mm_set_ss(f32_of(b[i])), d);
+  for (int i = 0; i < k; ++i) {
+    const __m128 x = _mm_set_ss(f32_of(a[i])), y = _mm_set_ss(f32_of(b[i]));
+    asm("vfmadd231ss %2, %1, %0" : "+x"(d) : "x"(x), "x"(y));  // d = x*y + d
+  }
   const float f = _mm_cvtss_f32(d);
   std::uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -76,7 +81,7 @@ __attribute__((target("avx512fp16,avx512vl,avx512f"))) std::uint16_t fma_chain_f
   for (int i = 0; i < k; ++i) {
     const __m128h x = _mm_castsi128_ph(_mm_cvtsi32_si128(static_cast<int>(a[i] & 0xFFFF)));
     const __m128h y = _mm_castsi128_ph(_mm_cvtsi32_si128(static_cast<int>(b[i] & 0xFFFF)));
-    d = _mm_fmadd_sh(x, y, d);
+    asm("vfmadd231sh %2, %1, %0" : "+v"(d) : "v"(x), "v"(y));  // d = x*y + d
   }
   return static_cast<std::uint16_t>(_mm_cvtsi128_si32(_mm_castph_si128(d)) & 0xFFFF);
 }

@@ -73,6 +73,7 @@ SumTree structure_tree(const FdpaParams& p, std::span<const int> order, MaybeTre
         }
       }
       return *start;
+    case FdpaStructure::tree: break;  // expected_order reads the tree itself
   }
   throw Error("expected_order", "unknown structure");
 }
@@ -104,6 +105,10 @@ SumTree expected_order(const FdpaParams& unit, int k, int split_k, SplitReductio
   if (k < 1) throw Error("expected_order", "k must be at least 1");
   if (unit.subsum > 0) throw Error("expected_order", "exact sub-sums (subsum > 0) not modelled");
   if (split_k < 1 || split_k > k) throw Error("expected_order", "split-k must be 1..k");
+  if (unit.structure == FdpaStructure::tree) {
+    if (split_k != 1) throw Error("expected_order", "split-K of a tree structure is not modelled");
+    return chain_instructions(parse_sum_tree(unit.tree), k);
+  }
   if (split_k == 1) return unit_tree(unit, 0, k, SumTree::c());
   // gemm.hpp: slices [k s / S, k (s + 1) / S) from +0, reduced, then C added.
   std::vector<SumTree> parts;

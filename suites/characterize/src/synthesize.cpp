@@ -155,7 +155,9 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
     }
   } else if (name == "nan") {
     for (const NanPolicy& n : nan_policies())
-      add(v, "nan = " + std::string(n.name), [s = n.name](FdpaParams& p) { p.nan = s; });
+      for (const bool b_first : {false, true})
+        add(v, "nan = " + std::string(n.name) + (b_first ? ", nan_b_first = 1" : ""),
+            [s = n.name, b_first](FdpaParams& p) { p.nan = s, p.nan_b_first = b_first; });
   } else {
     throw Error("param_moves", "unknown parameter group '" + name + "'");
   }
@@ -173,10 +175,17 @@ FdpaParams canonical_params(const FdpaParams& p) {
   q.flushed_inputs_positive = p.flushed_inputs_positive;
   q.flush_subnormal_outputs = p.flush_subnormal_outputs;
   q.nan = p.nan;
+  q.nan_b_first = p.nan_b_first;
+  q.tree = p.tree;
   q.instr_k = p.instr_k;
   q.k_order = p.k_order;
   q.c_last = p.c_last;
-  if (p.structure != FdpaStructure::sequential) q.block = p.block;
+  if (p.structure != FdpaStructure::sequential && p.structure != FdpaStructure::tree) q.block = p.block;
+  if (p.structure == FdpaStructure::tree) {  // the tree says its own instruction length and order
+    q.instr_k = 0;
+    q.k_order = KOrder::natural;
+    q.c_last = false;
+  }
   if (p.structure == FdpaStructure::exact) {
     q.acc_frac_bits = p.acc_frac_bits;
     q.subsum = p.subsum;
@@ -207,6 +216,7 @@ bool acceptable(const FdpaParams& p) {
     case FdpaStructure::pairwise: return p.block >= 1 && p.subsum == 0;
     case FdpaStructure::exact: return p.block >= 0 && p.subsum >= 0 && p.subsum <= 64;
     case FdpaStructure::sequential: return p.subsum == 0;
+    case FdpaStructure::tree: return !p.tree.empty() && p.subsum == 0;
   }
   return false;
 }

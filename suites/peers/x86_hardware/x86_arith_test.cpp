@@ -1,13 +1,18 @@
 // x86 arithmetic instructions on f16 against emu's apply_op with the x86 NaN policy.
 //
 //   x86_arith_test avx512fp16 [--exhaustive]
-//     AVX512-FP16 VADDPH, VSUBPH, VMULPH, VDIVPH, VSQRTPH, VFMADD213PH with embedded rounding
+//     AVX512-FP16 VADDPH, VSUBPH, VMULPH, VDIVPH, VSQRTPH, VFMADD231PH with embedded rounding
 //     {rn,rd,ru,rz}-sae (32 lanes per instruction) vs emu in rne/down/up/rtz. Results are
 //     compared bit for bit (NaN payloads and signs included); with SAE no flags are raised, so
 //     flags are not compared. FP16 instructions ignore MXCSR.DAZ/FTZ: emu runs without them.
 //     The instructions are written as inline asm with a fixed operand order, so the compiler
-//     cannot commute the operands (that would change which NaN propagates): VFMADD213PH with
-//     src1 = a, src2 = b, src3 = c computes b*a + c and propagates the first NaN of a, b, c.
+//     cannot commute the operands (that would change which NaN propagates). x86's FMA takes
+//     the first NaN in the order its formula names the operands, not in register order:
+//     VFMADD213PH xmm1, xmm2, xmm3 is xmm2*xmm1 + xmm3 (xmm2's NaN first), VFMADD231PH
+//     xmm1, xmm2, xmm3 is xmm2*xmm3 + xmm1. The test runs VFMADD231PH with xmm1 = c, xmm2 = a,
+//     xmm3 = b: a*b + c, whose NaN is the first of a, b, c (emu's x86 policy for fma(a, b, c)).
+//     (On a Xeon 6/207: fma(0x7C01, 0x7E00, +0) is 0x7E01 in this form, 0x7E00 in the 213
+//     form with xmm1 = a.)
 //   x86_arith_test f16c-sse [--exhaustive]
 //     f16 -> f32 by VCVTPH2PS (exact), the f32 operation (VADDPS, VSUBPS, VMULPS, VDIVPS,
 //     VSQRTPS) under MXCSR.RC, and back by VCVTPS2PH with the same rounding in its immediate.
@@ -121,8 +126,8 @@ FPC_FP16 void fp16_kernel_m(HwOp op, const u16* pa, const u16* pb, const u16* pc
     case HwOp::div: FPC_BIN("vdivph", RC); break;                                   \
     case HwOp::sqrt: asm("vsqrtph " RC ", %1, %0" : "=v"(r) : "v"(a)); break;       \
     case HwOp::fma:                                                                 \
-      r = a;                                                                        \
-      asm("vfmadd213ph " RC ", %2, %1, %0" : "+v"(r) : "v"(b), "v"(c));             \
+      r = c;                                                                        \
+      asm("vfmadd231ph " RC ", %2, %1, %0" : "+v"(r) : "v"(a), "v"(b));             \
       break;                                                                        \
   }
   if constexpr (M == 0) { FPC_ALL(FPC_RC_0) }

@@ -11,6 +11,7 @@
 
 #include "fpconform/characterize/dot_case.hpp"
 #include "fpconform/fdpa.hpp"
+#include "fpconform/sum_tree.hpp"
 
 namespace fpconform::characterize {
 
@@ -46,6 +47,14 @@ struct SearchResult {
 // changes (interleave with group_align, product_bits with product_rounding, late C with its cut).
 SearchResult search_params(const FdpaParams& start, const Format& in, const Format& out,
                            std::span<const DotCase> cases, int max_rounds = 40);
+
+// The reduction-tree member of the family for a unit whose summation tree FPRev recovered:
+// the smallest instruction tree that `recovered` chains (instruction_of), its nodes rounding
+// into `out`, with the output rounding, flushing and NaN choice (policy, a or b first) that
+// disagree on the fewest `cases`, starting from `start`'s. `start` is returned unchanged in
+// .params when no tree candidate does better than it.
+SearchResult search_tree(const FdpaParams& start, const SumTree& recovered, const Format& in,
+                         const Format& out, std::span<const DotCase> cases);
 
 // p with the fields its structure does not read reset to FdpaParams{} (a sequential chain
 // reads only the output rounding, flushing and NaN policy; pairwise also the group size;
