@@ -172,7 +172,8 @@ TEST(Profiles, NvidiaRefusesWhatTheHeadersCannotDo) {
 }
 
 // ml_dtypes 0.6 casts float64 through float32 first: a double rounding (fixed in 0.7 by
-// jax-ml/ml_dtypes PR #401). Expectations observed with ml_dtypes 0.6.0 + numpy 2.4.6.
+// jax-ml/ml_dtypes PR #401). The ml_dtypes-0.6 expectations were observed with ml_dtypes
+// 0.6.0 + numpy 2.4.6.
 TEST(Profiles, DoubleRoundingThroughFloat) {
   EXPECT_EQ(from_f64(-431.99999999999994, "e4m3", "ml_dtypes-0.6"), 0xFEu);  // -448
   EXPECT_EQ(from_f64(-431.99999999999994, "e4m3", "ieee"), 0xFDu);           // -416
