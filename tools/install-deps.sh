@@ -32,11 +32,22 @@ if ((${#need_apt[@]})); then
   $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-# Python peers for cross-checks. A failure here is not fatal: the peer tests then skip with
-# the reason printed.
-if ! python3 -c "import numpy, ml_dtypes" >/dev/null 2>&1; then
-  echo "fpconform: installing Python peers (numpy, ml_dtypes) from PyPI"
-  python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes >/dev/null 2>&1 ||
+# Python peers for cross-checks, pinned: peers_python_ml_dtypes checks the profile that models
+# the installed ml_dtypes release bit for bit (emu/src/profile.cpp: `ml_dtypes` is 0.7.0,
+# `ml_dtypes-0.6` is 0.6.0), and a new release can change what casts give (0.7 changed float64
+# and e8m0 rounding); numpy does some of the casts itself (float16). Whatever PyPI serves next
+# would make the test fail, or skip, until someone observes it and adds a profile. Change the
+# pins together with the profile (and run the peer tests). Installed also when the version
+# differs. A failure here is not fatal: the peer tests then skip with the reason printed.
+ML_DTYPES_PIN=0.7.0
+NUMPY_PIN=2.4.6
+have_py=$(python3 -c "import numpy, ml_dtypes; print(numpy.__version__, ml_dtypes.__version__)" \
+  2>/dev/null || true)
+if [[ "$have_py" != "$NUMPY_PIN $ML_DTYPES_PIN" ]]; then
+  echo "fpconform: installing Python peers numpy==$NUMPY_PIN ml_dtypes==$ML_DTYPES_PIN from PyPI" \
+    "(found: ${have_py:-none})"
+  python3 -m pip install -q --disable-pip-version-check "numpy==$NUMPY_PIN" \
+    "ml_dtypes==$ML_DTYPES_PIN" >/dev/null 2>&1 ||
     echo "fpconform: warning: could not install numpy/ml_dtypes; their peer tests will skip"
 fi
 

@@ -33,10 +33,29 @@
 //                 __bfloat162float: a bit shift (a signaling NaN stays signaling);
 //                 __half2float (cuda_fp16.hpp): NaN -> 0x7FFFFFFF, sign dropped.
 //                 __double2bfloat16: round-to-odd into float, then RNE: one correct rounding.
-// ml_dtypes -- ml_dtypes 0.6.0 with numpy 2.4.6 (observed; include/float8.h ConvertImpl):
+// ml_dtypes / ml_dtypes-0.7 -- ml_dtypes 0.7.0 with numpy 2.4.6 (observed by
+//   suites/peers/python against every cast; read in the 0.7.0 sdist's include/float8.h
+//   RoundToOddFloat, ConvertImpl and _src/floats.h NarrowToFloat; CHANGELOG 0.7.0). What
+//   0.6.0 does (below), except:
+//   * float64 is rounded once (PR #401): numpy casts narrow it to float32 by round to odd,
+//     then ConvertImpl rounds from float32; that is one correct rounding into every ml_dtypes
+//     type (all have at least two fewer significand bits than float32). f64
+//     -431.99999999999994 -> e4m3fn -416 (0xFD), 1+2^-8+2^-40 -> bf16 0x3F81,
+//     0x3EE0100000000001 -> bf16 0x3701 (0.6: 0x3700), 2^-1074 -> e8m0 2^-127 (0x00; 0.6:
+//     float32 0, so NaN). numpy's own float16 cast is unchanged (it always rounded once).
+//   * float8_e8m0fnu (PR #434): ConvertImpl encodes it one binade lower, so the lowest
+//     binade rounds like the others: ties away everywhere, [2^-127, 1.5 * 2^-127) -> 2^-127
+//     (0x00; 0.6: 0x01 above 2^-127), and anything below 2^-127 -> 0x00 (f32 0x400001, bf16
+//     0x0041 -> 0x00). 0 -> NaN, negative -> NaN, overflow -> NaN as before.
+//   * Casts between every pair of ml_dtypes types (0.6 refuses e8m0 <-> the 8/6/4-bit types
+//     with TypeError): they follow the same rules (through float32, exact for these sources).
+//   * New float8_e5m3fnu (PR #407: unsigned, 5+3 bits, bias 15, no inf, NaN 0xFF; fpconform
+//     custom:e=5,m=3,bias=15,inf=none,nan=max,signed=0): negative -> NaN, overflow -> NaN,
+//     NaN -> 0xFF, -0 -> +0 (the catch-all rule; the peer test dumps it too).
+// ml_dtypes-0.6 -- ml_dtypes 0.6.0 with numpy 2.4.6 (observed; include/float8.h ConvertImpl):
 //   RNE, never saturating: e4m3fn overflow (465 and up) and +-inf -> NaN with the sign;
 //   IEEE-like targets overflow to inf; fnuz targets to their NaN 0x80. float64 arrays are cast
-//   through float32 first (double rounding; jax-ml/ml_dtypes PR #401 open): f64
+//   through float32 first (double rounding; fixed by PR #401 in 0.7): f64
 //   -431.99999999999994 -> e4m3fn -448 (correct: -416); 1+2^-8+2^-40 -> bf16 1.0 (correct
 //   0x3F81). NaN -> quiet NaN with the input's sign, payload dropped (bf16 0x7FC0/0xFFC0).
 //   fp6/fp4 (no NaN, no inf): overflow and inf saturate to +-max; NaN -> -0, and -NaN -> +0
@@ -203,7 +222,17 @@ std::vector<ConversionRule> nvidia_rules() {
 }
 
 // ---- ml_dtypes (numpy casts) ----
-std::vector<ConversionRule> ml_dtypes_rules() {
+// What changed between the releases the profiles model (see the comment at the top).
+struct MlDtypesRelease {
+  // float64 arrays are rounded to float32 (RNE) before ConvertImpl: a double rounding (0.6).
+  // 0.7 (PR #401) narrows them by round to odd (RoundToOddFloat), which is one rounding.
+  bool f64_via_f32;
+  M0Ties e8m0_ties;
+};
+constexpr MlDtypesRelease kMlDtypes06{true, M0Ties::away_low_binade_even};
+constexpr MlDtypesRelease kMlDtypes07{false, M0Ties::away};
+
+std::vector<ConversionRule> ml_dtypes_rules(const MlDtypesRelease& rel) {
   std::vector<ConversionRule> v;
   auto base = [](std::vector<std::string> to, std::vector<std::string> from, std::string fn) {
     auto r = rule(std::move(to), std::move(from), std::move(fn));
@@ -212,6 +241,8 @@ std::vector<ConversionRule> ml_dtypes_rules() {
     r.fnuz_nan_negative = true;
     return r;
   };
+  const std::string f64_how = rel.f64_via_f32 ? "float64 through float32"
+                                              : "float64 rounded to odd into float32";
   {
     auto r = base(kF16, kF32F64, "numpy float32/float64 -> float16 (npy_floatbits_to_halfbits)");
     r.nan = NanConversion::raw_truncate;
@@ -236,24 +267,27 @@ std::vector<ConversionRule> ml_dtypes_rules() {
     v.push_back(r);
   }
   {
-    auto r = base(kE8m0, {}, "float8_e8m0fnu ConvertImpl (through float32)");
-    r.via_f32 = true;
+    auto r = base(kE8m0, {}, "float8_e8m0fnu ConvertImpl (" + f64_how + ")");
+    r.via_f32 = rel.f64_via_f32;
     r.nan = NanConversion::quiet_signed;
     r.zero_to_nan = true;
-    r.m0_significand_ties = true;
-    r.note = "0 -> NaN; ties round up; (2^-127, 2^-126) -> 2^-126";
+    r.m0_ties = rel.e8m0_ties;
+    r.note = rel.e8m0_ties == M0Ties::away
+                 ? "0 -> NaN; ties round up; (0, 1.5 * 2^-127) -> 2^-127"
+                 : "0 -> NaN; ties round up; (2^-127, 2^-126) -> 2^-126";
     v.push_back(r);
   }
   {
-    auto r = base(kFp6Fp4, {}, "float6_e2m3fn / float6_e3m2fn / float4_e2m1fn ConvertImpl");
-    r.via_f32 = true;
+    auto r = base(kFp6Fp4, {}, "float6_e2m3fn / float6_e3m2fn / float4_e2m1fn ConvertImpl (" +
+                                   f64_how + ")");
+    r.via_f32 = rel.f64_via_f32;
     r.nan_to_finite = NanToFinite::negated_zero;
     r.note = "overflow and inf saturate; NaN -> -0 (-NaN -> +0)";
     v.push_back(r);
   }
   {
-    auto r = base({}, {}, "ml_dtypes ConvertImpl (float64 through float32)");
-    r.via_f32 = true;
+    auto r = base({}, {}, "ml_dtypes ConvertImpl (" + f64_how + ")");
+    r.via_f32 = rel.f64_via_f32;
     r.nan = NanConversion::quiet_signed;
     v.push_back(r);
   }
@@ -330,7 +364,7 @@ std::vector<ConversionRule> torch_rules(bool saturating_e4m3) {
     auto r = base(kE8m0, {}, "c10::Float8_e8m0fnu (fp8e8m0fnu_from_fp32_value)");
     r.via_f32 = true;
     r.magnitude_only = true;
-    r.m0_significand_ties = true;
+    r.m0_ties = M0Ties::away_low_binade_even;
     r.note = "sign ignored; 0 -> 2^-127; ties round up";
     v.push_back(r);
   }
@@ -432,9 +466,16 @@ std::vector<Profile> build_profiles() {
                "CUDA 13.0 cuda_fp8.hpp, cuda_fp6.hpp, cuda_fp4.hpp, cuda_fp16.hpp, cuda_bf16.hpp "
                "(host code paths)",
                nvidia_rules()});
-  p.push_back({"ml_dtypes", "numpy casts to ml_dtypes types (float64 through float32)",
-               "ml_dtypes 0.6.0 + numpy 2.4.6 (observed); jax-ml/ml_dtypes PR #401",
-               ml_dtypes_rules()});
+  p.push_back({"ml_dtypes", "numpy casts to ml_dtypes types, 0.7 and later (float64 rounded once)",
+               "ml_dtypes 0.7.0 + numpy 2.4.6 (observed; include/float8.h RoundToOddFloat, "
+               "ConvertImpl; jax-ml/ml_dtypes PR #401, #434)",
+               ml_dtypes_rules(kMlDtypes07)});
+  p.push_back({"ml_dtypes-0.7", "numpy casts to ml_dtypes types, 0.7 (same as ml_dtypes)",
+               "ml_dtypes 0.7.0 + numpy 2.4.6 (observed; jax-ml/ml_dtypes PR #401, #434)",
+               ml_dtypes_rules(kMlDtypes07)});
+  p.push_back({"ml_dtypes-0.6", "numpy casts to ml_dtypes types, 0.6 (float64 through float32)",
+               "ml_dtypes 0.6.0 + numpy 2.4.6 (observed; include/float8.h ConvertImpl)",
+               ml_dtypes_rules(kMlDtypes06)});
   p.push_back({"torch", "PyTorch eager CPU casts, 2.12 and later (e4m3fn saturates)",
                "PyTorch >= 2.12 (pytorch/pytorch PR #178817; observed with 2.15.0 CPU)",
                torch_rules(true)});
@@ -670,8 +711,8 @@ Rounded convert_with_profile(std::uint64_t bits, const Format& from, const Forma
   }
 
   Rounded out;
-  if (rule.m0_significand_ties && to.man_bits == 0 && !to.subnormals && !to.has_zero &&
-      x.is_finite_nonzero()) {
+  const bool m0_target = to.man_bits == 0 && !to.subnormals && !to.has_zero;
+  if (rule.m0_ties == M0Ties::away_low_binade_even && m0_target && x.is_finite_nonzero()) {
     // Round into the same layout with code 0 read as a (subnormal) zero: its grid below
     // 2^(emin+1) is 2^(emin+1), and a tie there goes to the even significand 0. Above it the
     // significand is the implicit 1 (odd), so a tie goes up: rna. Code 0 then stands for
@@ -682,6 +723,11 @@ Rounded convert_with_profile(std::uint64_t bits, const Format& from, const Forma
     Rounding rg = r;
     if (r.mode == M::rne && exponent_of(x) >= g.emin()) rg.mode = M::rna;
     out = round_to_format(x, g, rg);
+  } else if (rule.m0_ties == M0Ties::away && m0_target && x.is_finite_nonzero()) {
+    // Ties away everywhere; below 2^emin the nearest value is 2^emin (code 0) either way.
+    Rounding rg = r;
+    if (r.mode == M::rne) rg.mode = M::rna;
+    out = round_to_format(x, to, rg);
   } else {
     out = round_to_format(x, to, r);
   }

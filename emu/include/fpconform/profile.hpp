@@ -46,6 +46,21 @@ enum class NanToFinite : std::uint8_t {
   max_finite,    // NVIDIA fp6/fp4 host code: +max finite, sign dropped
 };
 
+// Round-to-nearest into a target with no fraction bits, no subnormals and no zero (e8m0).
+enum class M0Ties : std::uint8_t {
+  even,  // SEMANTICS.md: a tie goes to the even code (the exponent field's last bit)
+  // Ties are decided by the parity of the significand, whose last bit is the implicit 1, so
+  // normal ties round away from zero; and [2^emin, 2^(emin+1)) is rounded as if code 0 were a
+  // subnormal zero on the grid 2^(emin+1) (ties to even there: only 2^emin itself stays).
+  // ml_dtypes 0.6's RoundBitsToNearestEven and PyTorch's fp8e8m0fnu_from_fp32_value
+  // (lsb = exponent > 0) both do this.
+  away_low_binade_even,
+  // Every tie rounds away from zero, [2^emin, 2^(emin+1)) included (1.25 * 2^emin -> 2^emin,
+  // 1.5 * 2^emin -> 2^(emin+1)), and anything below 2^emin -> 2^emin: rna on the real grid.
+  // ml_dtypes 0.7 (jax-ml/ml_dtypes PR #434: ConvertImpl encodes e8m0 one binade lower).
+  away,
+};
+
 // Whether an option can be switched on: only off, only on (forced), or either.
 enum class Choice : std::uint8_t { off, on, either };
 
@@ -85,12 +100,9 @@ struct ConversionRule {
   bool magnitude_only = false;
   // Zero into a target without a zero gives NaN instead of min positive (ml_dtypes e8m0).
   bool zero_to_nan = false;
-  // Targets with no fraction bits and no subnormals (e8m0): ties are decided by the parity of
-  // the significand, whose last bit is the implicit 1, so normal ties round away from zero; and
-  // [2^emin, 2^(emin+1)) is rounded as if code 0 were a subnormal zero on the grid 2^(emin+1)
-  // (ties to even there). ml_dtypes' RoundBitsToNearestEven and PyTorch's
-  // fp8e8m0fnu_from_fp32_value (lsb = exponent > 0) both do this.
-  bool m0_significand_ties = false;
+  // How round-to-nearest breaks ties into a target with no fraction bits and no subnormals
+  // (e8m0); see M0Ties.
+  M0Ties m0_ties = M0Ties::even;
   std::string note;  // one line on anything a reader should know
 };
 

@@ -1,11 +1,16 @@
 // Compares the dumps written by dump_peers.py with convert_with_profile.
-//   compare_peers PROFILE DIR     (PROFILE "auto": the name dump_peers.py wrote to DIR/profile.txt)
+//   compare_peers PROFILE DIR
+// PROFILE: a profile name; LIBRARY@VERSION ("ml_dtypes@0.7.0", as run_peer.sh passes it): the
+// profile that models that release of the library (run_peer.sh reads the version from the
+// DIR/version.txt dump_peers.py wrote). A release no profile models: SKIPPED with the reason,
+// exit 77.
 // DIR/manifest.txt: "<source> <target> <count> <input file> <output file>" per line. Prints one
 // line per cast ("ml_dtypes f32->e4m3: N/N match") and exits 1 on any mismatch.
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +45,43 @@ std::vector<std::uint64_t> read_codes(const std::string& path, const Format& f, 
   return v;
 }
 
+constexpr int kSkip = 77;  // suites/peers/CMakeLists.txt PEERS_SKIP
+
+// "0.7.0" -> {0, 7}; "2.15.0+cpu" -> {2, 15}; nullopt when it does not start with N.N.
+std::optional<std::pair<int, int>> major_minor(const std::string& v) {
+  int major = 0, minor = 0;
+  char dot = 0;
+  std::istringstream in(v);
+  if (!(in >> major >> dot >> minor) || dot != '.') return std::nullopt;
+  return std::pair{major, minor};
+}
+
+// The profile that models `library` at `version`, or nullopt with the reason in `why`.
+// Each profile names the release it models (emu/src/profile.cpp): a release none of them was
+// checked against is not assumed to behave like the nearest one.
+std::optional<std::string> profile_for(const std::string& library, const std::string& version,
+                                       std::string& why) {
+  const auto mm = major_minor(version);
+  if (!mm) {
+    why = library + " version '" + version + "' is not MAJOR.MINOR[...]";
+    return std::nullopt;
+  }
+  if (library == "ml_dtypes") {
+    if (*mm == std::pair{0, 7}) return "ml_dtypes";
+    if (*mm == std::pair{0, 6}) return "ml_dtypes-0.6";
+    why = "no profile models ml_dtypes " + version +
+          " (ml_dtypes: 0.7.x, ml_dtypes-0.6: 0.6.x); observe what changed and add one "
+          "(emu/src/profile.cpp), or install the pinned version (tools/install-deps.sh)";
+    return std::nullopt;
+  }
+  if (library == "torch") {
+    // pytorch/pytorch PR #178817 (e4m3fn casts saturate) is in 2.12 and later.
+    return *mm >= std::pair{2, 12} ? "torch" : "torch-2.11";
+  }
+  why = "no profiles for library '" + library + "'";
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,9 +92,17 @@ int main(int argc, char** argv) {
   try {
     const std::string dir = argv[2];
     std::string name = argv[1];
-    if (name == "auto") {
-      std::ifstream pf(dir + "/profile.txt");
-      if (!(pf >> name)) throw Error(dir, "no profile.txt (run dump_peers.py first)");
+    if (const auto at = name.find('@'); at != std::string::npos) {
+      const std::string library = name.substr(0, at);
+      const std::string version = name.substr(at + 1);
+      std::string why;
+      const auto chosen = profile_for(library, version, why);
+      if (!chosen) {
+        std::printf("SKIPPED: %s\n", why.c_str());
+        return kSkip;
+      }
+      std::printf("%s %s: profile %s\n", library.c_str(), version.c_str(), chosen->c_str());
+      name = *chosen;
     }
     const Profile& p = find_profile(name);
     std::ifstream manifest(dir + "/manifest.txt");

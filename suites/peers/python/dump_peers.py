@@ -5,8 +5,10 @@
 
 Writes DIR/manifest.txt, one line per case:
     <source> <target> <count> <input file> <output file>
-with <source>/<target> as fpconform format names (f32, bf16, e4m3, ue8m0, ...), and raw
-little-endian code arrays (1, 2, 4 or 8 bytes per element, by the format's width). Inputs:
+with <source>/<target> as fpconform format names (f32, bf16, e4m3, ue8m0, ...; a custom: spec
+for a type fpconform has no name for), and raw little-endian code arrays (1, 2, 4 or 8 bytes
+per element, by the format's width); and DIR/version.txt, the library's version (run_peer.sh
+passes it to compare_peers, which picks the profile that models that release). Inputs:
   * f32: N values (default 10^7): every sign and exponent field with tie patterns at every drop
     position and random mantissas, plus every target's rounding boundaries (values, midpoints,
     max finite + half an ulp, each +-1, +-2 f32 ulps), NaNs with several payloads, infs, zeros;
@@ -33,7 +35,9 @@ except ImportError as e:  # pragma: no cover
 # fpconform format name -> (width in bits, numpy storage dtype)
 WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16, "e4m3": 8, "e5m2": 8, "e4m3fnuz": 8,
          "e5m2fnuz": 8, "e4m3b11fnuz": 8, "e3m4": 8, "e4m3ieee": 8, "ue8m0": 8, "e2m3": 6,
-         "e3m2": 6, "e2m1": 4}
+         "e3m2": 6, "e2m1": 4, "e5m3fnu": 8}
+# Types fpconform has no built-in name for: the format spec compare_peers parses.
+SPEC = {"e5m3fnu": "custom:e=5,m=3,bias=15,inf=none,nan=max,signed=0"}
 STORAGE = {64: np.uint64, 32: np.uint32, 16: np.uint16, 8: np.uint8, 6: np.uint8, 4: np.uint8}
 
 
@@ -52,10 +56,10 @@ def library_types(library):
                            ("e4m3b11fnuz", "float8_e4m3b11fnuz"), ("e3m4", "float8_e3m4"),
                            ("e4m3ieee", "float8_e4m3"), ("ue8m0", "float8_e8m0fnu"),
                            ("e2m3", "float6_e2m3fn"), ("e3m2", "float6_e3m2fn"),
-                           ("e2m1", "float4_e2m1fn")]:
+                           ("e2m1", "float4_e2m1fn"), ("e5m3fnu", "float8_e5m3fnu")]:
             if hasattr(md, attr):  # older ml_dtypes lack some types
                 t[name] = getattr(md, attr)
-        return t, f"ml_dtypes {md.__version__}, numpy {np.__version__}", "ml_dtypes"
+        return t, f"ml_dtypes {md.__version__}, numpy {np.__version__}", md.__version__
     try:
         import torch
     except ImportError as e:
@@ -70,10 +74,7 @@ def library_types(library):
                        ("ue8m0", "float8_e8m0fnu")]:
         if hasattr(torch, attr):
             t[name] = getattr(torch, attr)
-    major, minor = (int(x) for x in torch.__version__.split("+")[0].split(".")[:2])
-    # pytorch/pytorch PR #178817 (e4m3fn casts saturate) is in 2.12 and later.
-    profile = "torch" if (major, minor) >= (2, 12) else "torch-2.11"
-    return t, f"torch {torch.__version__}", profile
+    return t, f"torch {torch.__version__}", torch.__version__
 
 
 def decode_all(library, types, name):
@@ -175,7 +176,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--f32-count", type=int, default=10_000_000)
     args = ap.parse_args()
-    types, version, profile = library_types(args.library)
+    types, version, lib_version = library_types(args.library)
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.default_rng(0x5EED)
     narrow = [n for n in types if WIDTH[n] <= 16]
@@ -201,13 +202,14 @@ def main():
                 continue
             out_file = f"out_{src}_{dst}.bin"
             out.tofile(os.path.join(args.out, out_file))
-            lines.append(f"{src} {dst} {codes.size} {in_file} {out_file}")
-    with open(os.path.join(args.out, "profile.txt"), "w") as f:
-        f.write(profile + "\n")
+            lines.append(f"{SPEC.get(src, src)} {SPEC.get(dst, dst)} {codes.size} {in_file} "
+                         f"{out_file}")
+    with open(os.path.join(args.out, "version.txt"), "w") as f:
+        f.write(lib_version + "\n")
     with open(os.path.join(args.out, "manifest.txt"), "w") as f:
         f.write(f"# {version}\n")
         f.write("\n".join(lines) + "\n")
-    print(f"{version} (profile {profile}): {len(lines)} casts dumped to {args.out}"
+    print(f"{version}: {len(lines)} casts dumped to {args.out}"
           + (f"; casts the library refuses: {', '.join(skipped)}" if skipped else ""))
 
 
