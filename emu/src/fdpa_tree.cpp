@@ -77,14 +77,14 @@ std::shared_ptr<const FlatTree> compile(std::string_view text_view) {
 }
 
 // One parse per distinct text and thread: fdpa is called per dot product.
-const FlatTree& compiled(std::string_view text) {
+std::shared_ptr<const FlatTree> compiled(std::string_view text) {
   thread_local std::string last;
   thread_local std::shared_ptr<const FlatTree> tree;
   if (!tree || text != last) {
     tree = compile(text);
-    last = text;
+    last = std::string(text);
   }
-  return *tree;
+  return tree;
 }
 
 ExactValue read_flushed(std::uint64_t code, const Format& f, const FdpaParams& p) {
@@ -114,8 +114,10 @@ class Evaluator {
   // One instruction: products a[i] * b[i] for i < a.size() (the rest of the width +0), C.
   ExactValue instruction(const FlatTree& t, std::span<const std::uint64_t> a,
                          std::span<const std::uint64_t> b, const ExactValue& c) {
+    nodes_ = &t.nodes;
     values_.assign(t.nodes.size(), ExactValue::zero(false));
     invalid_.assign(t.nodes.size(), false);
+    present_.assign(t.nodes.size(), true);
     for (std::size_t id = 0; id < t.nodes.size(); ++id) {
       const FlatNode& n = t.nodes[id];
       switch (n.kind) {
@@ -124,15 +126,31 @@ class Evaluator {
           const auto i = static_cast<std::size_t>(n.index);
           bool inv = false;
           if (i < a.size()) values_[id] = product(a[i], b[i], inv);
+          else present_[id] = false;
           invalid_[id] = inv;
           break;
         }
         case FlatNode::Kind::rounding:
-        case FlatNode::Kind::exact: values_[id] = sum(n); break;
+        case FlatNode::Kind::exact: {
+          kids_.clear();
+          for (int k : n.kids)
+            if (present_[static_cast<std::size_t>(k)]) kids_.push_back(k);
+          present_[id] = !kids_.empty();
+          if (kids_.size() == 1 && n.kind == FlatNode::Kind::exact) {
+            values_[id] = values_[static_cast<std::size_t>(kids_[0])];
+            invalid_[id] = invalid_[static_cast<std::size_t>(kids_[0])];
+          } else if (kids_.size() == 1) {
+            values_[id] = round_alone(kids_[0]);  // the node's operation without its missing operands
+          }
+          else if (!kids_.empty()) values_[id] = sum(n.kind);
+          break;
+        }
       }
     }
     return values_.back();
   }
+
+  bool is_product(int id) const { return (*nodes_)[static_cast<std::size_t>(id)].kind == FlatNode::Kind::product; }
 
   ExactValue read_c(std::uint64_t code) const { return read_flushed(code, out_, p_); }
   std::uint64_t encode(const ExactValue& v) const { return round_to_format(v, out_, rounding_).bits; }
@@ -154,17 +172,33 @@ class Evaluator {
     return exact_mul(x, y);
   }
 
-  ExactValue sum(const FlatNode& n) const {
+  // A product rounded alone is fma(a, b, +0), so a -0 product gives +0 (-0 rounding down).
+  ExactValue round_alone(int id) const {
+    const ExactValue& v = values_[static_cast<std::size_t>(id)];
+    if (v.is_nan()) return policy_.propagate && !invalid_[static_cast<std::size_t>(id)] ? quieted(v) : default_nan_;
+    if (v.is_zero() && is_product(id)) return ExactValue::zero(v.negative && rounding_.mode == RoundingMode::down);
+    return decode(encode(v), out_);
+  }
+
+  // The present children kids_ of a node of `kind`.
+  ExactValue sum(FlatNode::Kind kind) const {
+    const std::vector<int>& kids = kids_;
     bool pos_inf = false, neg_inf = false, all_zero = true, all_neg_zero = true;
-    for (int k : n.kids) {
+    for (int k : kids) {
       const ExactValue& v = values_[static_cast<std::size_t>(k)];
       if (v.is_nan() && !invalid_[static_cast<std::size_t>(k)]) return policy_.propagate ? quieted(v) : default_nan_;
     }
-    for (int k : n.kids)
+    for (int k : kids)
       if (invalid_[static_cast<std::size_t>(k)]) return default_nan_;
+    // A node of two products is an FMA onto the earlier one, which is rounded alone first
+    // (an FMA's addend is a value of the format: +inf when a*b overflows).
+    ExactValue addend;
+    const bool two_products = kind == FlatNode::Kind::rounding && kids.size() == 2 &&
+                              is_product(kids[0]) && is_product(kids[1]);
+    if (two_products) addend = round_alone(kids[1]);
     ExactValue total = ExactValue::zero(false);
-    for (int k : n.kids) {
-      const ExactValue& v = values_[static_cast<std::size_t>(k)];
+    for (int k : kids) {
+      const ExactValue& v = two_products && k == kids[1] ? addend : values_[static_cast<std::size_t>(k)];
       if (v.is_inf()) (v.negative ? neg_inf : pos_inf) = true;
       if (!v.is_zero()) all_zero = false;
       if (!(v.is_zero() && v.negative)) all_neg_zero = false;
@@ -174,7 +208,7 @@ class Evaluator {
     if (pos_inf || neg_inf) return ExactValue::infinity(neg_inf);
     if (total.is_zero())  // IEEE: zeros of one sign keep it; a cancellation is +0 (-0 rounding down)
       total = ExactValue::zero(all_zero ? all_neg_zero : rounding_.mode == RoundingMode::down);
-    if (n.kind == FlatNode::Kind::exact) return total;
+    if (kind == FlatNode::Kind::exact) return total;
     return decode(encode(total), out_);
   }
 
@@ -184,8 +218,11 @@ class Evaluator {
   const NanPolicy& policy_;
   Rounding rounding_;
   ExactValue default_nan_;
+  const std::vector<FlatNode>* nodes_ = nullptr;
   std::vector<ExactValue> values_;
   std::vector<char> invalid_;  // per node: an inf * 0 product
+  std::vector<char> present_;  // per node: false for products past the last one and nodes of only those
+  std::vector<int> kids_;      // the present children of the node being evaluated
 };
 
 }  // namespace
@@ -207,13 +244,14 @@ std::string_view intern_tree(std::string_view text) {
 
 namespace fpconform::detail {
 
-int tree_width(const FdpaParams& p) { return compiled(p.tree).width; }
+int tree_width(const FdpaParams& p) { return compiled(p.tree)->width; }
 
 std::uint64_t tree_dot(const FdpaParams& p, const Format& in, const Format& out,
                        std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                        std::uint64_t c) {
   if (in.man_bits > 63 || out.man_bits > 63) throw Error("in", "formats of up to 64-bit significands");
-  const FlatTree& t = compiled(p.tree);
+  const std::shared_ptr<const FlatTree> tree = compiled(p.tree);
+  const FlatTree& t = *tree;
   Evaluator e(p, in, out);
   ExactValue d = e.read_c(c);
   const auto w = static_cast<std::size_t>(t.width);

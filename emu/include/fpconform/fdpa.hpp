@@ -35,9 +35,13 @@
 //   (sum_tree.hpp) over C and the products 0 .. n-1 of one instruction. A product leaf is exact
 //   (inputs flushed by `flush_subnormal_inputs`, C too); a "( ... )" node is the exact sum of
 //   its children rounded once into `out` with `out_rounding` (FTZ by `flush_subnormal_outputs`,
-//   tininess after rounding), so a node of C and one product is an FMA; a "[ ... ]" node is an
+//   tininess after rounding), so a node of C and one product is an FMA; a node of two products
+//   is an FMA of the later (higher index) onto the earlier rounded alone (a product rounded
+//   alone is fma(a, b, +0): a -0 product gives +0); a "[ ... ]" node is an
 //   exact sum passed up unrounded. K > n runs as a chain of instructions (each D is the next
-//   C); a last instruction with fewer than n products gets +0 products (a zero-padded tile).
+//   C); a last instruction with m < n products runs the tree without the leaves m .. n-1
+//   (an AMX tile configured for m columns, not one padded with zeros): a node left with one
+//   child rounds that child alone, a node left with none is dropped.
 //   NaN results follow `nan`: a node's NaN is the first NaN among its product leaves (a before
 //   b, by index), then its other children in the tree's order (C first), quieted.
 // In every structure K > block runs as a chain: each step's D is the next step's C.
