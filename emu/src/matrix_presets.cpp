@@ -82,6 +82,32 @@ constexpr FdpaParams sequential(std::string_view nan) {
   return p;
 }
 
+// x86 units as reduction trees of IEEE fp32 operations, with the MXCSR-independent DAZ/FTZ and
+// x86's NaN choice (recorded rows of suites/data/cpu-units: a Xeon of family 6, model 207).
+constexpr FdpaParams x86_tree(std::string_view tree) {
+  FdpaParams p;
+  p.structure = FdpaStructure::tree;
+  p.tree = tree;
+  p.c_in_block = false;
+  p.out_rounding = Rounding{RoundingMode::rne};
+  p.flush_subnormal_inputs = true;
+  p.flush_subnormal_outputs = true;
+  p.nan = "x86";
+  return p;
+}
+// TDPBF16PS per row and column: the even and the odd k in two fp32 FMA chains, their sum, then C.
+constexpr std::string_view kAmxBf16Tree =
+    "(c ((((((((((((((((0 2) 4) 6) 8) 10) 12) 14) 16) 18) 20) 22) 24) 26) 28) 30) "
+    "(((((((((((((((1 3) 5) 7) 9) 11) 13) 15) 17) 19) 21) 23) 25) 27) 29) 31)))";
+constexpr std::string_view kX86Rows =
+    "recorded rows, suites/data/cpu-units (Xeon 6/207; every row reproduced, NaN payloads too)";
+
+constexpr FdpaParams x86_fp16_chain() {
+  FdpaParams p = sequential("x86");
+  p.nan_b_first = true;
+  return p;
+}
+
 // AMD CDNA3 two-stage block [MS]: products fused with F = 24 (truncated), then the sum and C
 // aligned to max(E_s, e_c) with floor to 31 and 24 fraction bits, RNE into f32.
 constexpr FdpaParams cdna3(int block, int interleave, int c_drop_below) {
@@ -237,6 +263,14 @@ constexpr MatrixUnitEntry kEntries[] = {
     {"cdna3", "e5m2fnuz", cdna3(16, 2, 25), R::f32, "[MS] functions.py (bf8: 16, even/odd groups, C dropped below max - 25), [KM] CDNA3.m"},
     {"cdna3", "f32", sequential("ieee"), R::f32, "[MS] simulator/amd.py (f32: fma chain)"},
     {"cdna3", "f64", sequential("ieee"), R::f64, "[MS] amd/sim.py (f64: MMA_FMA chain)"},
+    // ---- x86 CPU matrix and dot-product units (recorded rows; FPRev on the CPU's own) ----
+    // AMX TDPBF16PS: kAmxBf16Tree per 32 products. AVX512-BF16 VDPBF16PS: per 32-bit lane
+    // C + a_1 b_1 first, then + a_0 b_0 (two FMAs; the SDM's order). AVX512-FP16 VFMADD231PH
+    // chain with MXCSR at its default (RNE, no FTZ/DAZ), b in the instruction's second operand
+    // as recorded (b's NaN before a's).
+    {"x86-amx-bf16", "bf16", x86_tree(kAmxBf16Tree), R::f32, kX86Rows},
+    {"x86-avx512-bf16", "bf16", x86_tree("((c 1) 0)"), R::f32, kX86Rows},
+    {"x86-avx512-fp16", "f16", x86_fp16_chain(), R::f16, kX86Rows},
     // ---- reference units ----
     // exact: a Kulisch accumulator, the exact sum of all products and C with one RNE ([KM]'s
     // correct_rounding reference mode); fp32-sequential: an IEEE 754-2019 fusedMultiplyAdd chain
@@ -314,8 +348,9 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
       }
       break;
     case OutputRule::f32:
-    case OutputRule::f64: {
-      const char* want = found->output == OutputRule::f32 ? "f32" : "f64";
+    case OutputRule::f64:
+    case OutputRule::f16: {
+      const char* want = found->output == OutputRule::f32 ? "f32" : found->output == OutputRule::f64 ? "f64" : "f16";
       if (out.name != want)
         throw Error(w, "preset " + name + " writes " + want + " results for " + in.name +
                            " inputs, not " + out.name);

@@ -17,6 +17,7 @@ enum class OutputRule : std::uint8_t {
            // entry has an acc_frac_bits cut: no published model)
   f32,     // f32 only, rounded as the entry's params say (AMD MFMA f32 destinations)
   f64,     // f64 only (fp64 MMA / MFMA)
+  f16,     // f16 only (x86 AVX512-FP16 FMA chains)
   any,     // any output format, rounded as the entry's params say (exact)
   hopper_fp8,  // as nvidia, but into f16 the 13-bit accumulator cut is gone (wgmma fp8 -> f16
                // on an H200: L = 32, F = 13, RNE; reports/devices/nvidia-h200)

@@ -23,6 +23,7 @@ std::string_view rule_name(OutputRule r) {
     case OutputRule::nvidia: return "f32 (RZ), f16/bf16 (RNE)";
     case OutputRule::f32: return "f32";
     case OutputRule::f64: return "f64";
+    case OutputRule::f16: return "f16";
     case OutputRule::any: return "any";
     case OutputRule::hopper_fp8: return "f32 (RZ), f16 (RNE, no accumulator cut)";
   }

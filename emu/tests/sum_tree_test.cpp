@@ -1,0 +1,71 @@
+// Sum trees as data (sum_tree.hpp) and fdpa's tree structure read from text.
+#include <gtest/gtest.h>
+
+#include "fpconform/error.hpp"
+#include "fpconform/fdpa_spec.hpp"
+#include "fpconform/sum_tree.hpp"
+
+namespace fpconform {
+namespace {
+
+TEST(SumTree, ChainOfInstructionsAndBack) {
+  // VDPBF16PS over k = 6: three instructions ((c 1) 0), each on the previous result.
+  const SumTree one = parse_sum_tree("((c 1) 0)");
+  const SumTree six = chain_instructions(one, 6);
+  EXPECT_EQ(six.text(), "((((((c 1) 0) 3) 2) 5) 4)");
+  EXPECT_EQ(instruction_of(six), one);
+  // A short last instruction drops its missing products.
+  EXPECT_EQ(chain_instructions(one, 3).text(), "(((c 1) 0) 2)");
+  // Two even/odd instructions of 4 products into one C.
+  const SumTree eo = parse_sum_tree("(c ((0 2) (1 3)))");
+  const SumTree eight = chain_instructions(eo, 8);
+  EXPECT_EQ(eight.text(), "((c ((0 2) (1 3))) ((4 6) (5 7)))");
+  EXPECT_EQ(instruction_of(eight), eo);
+  // Nothing shorter chains to a pairwise tree.
+  const SumTree pairwise = parse_sum_tree("(c ((0 1) (2 3)))");
+  EXPECT_EQ(instruction_of(pairwise), pairwise);
+  EXPECT_EQ(product_count(eight), 8);
+}
+
+TEST(FdpaTree, SpecRoundTripsAndRefusesMalformedTrees) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams p =
+      parse_model("custom:structure=tree,tree=(c ((0 2) (1 3))),flush_inputs=1,nan=x86", bf16, f32);
+  EXPECT_EQ(p.structure, FdpaStructure::tree);
+  EXPECT_EQ(p.tree, "(c ((0 2) (1 3)))");
+  EXPECT_TRUE(same_params(parse_model(model_spec(p), bf16, f32), p));
+  for (const char* bad : {"custom:structure=tree", "custom:structure=tree,tree=(c 0 0)",
+                          "custom:structure=tree,tree=(0 1)", "custom:structure=tree,tree=(c (0 2))",
+                          "custom:structure=tree,tree=(c (0 1)"}) {
+    try {
+      parse_model(bad, bf16, f32, "--model");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("--model"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Hand-computed in binary32 (every product exact): where two roundings happen decides.
+TEST(FdpaTree, NodesRoundWhereTheTreeSays) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const std::vector<std::uint64_t> a{0x3380, 0x3380, 0x3F80, 0x0000};  // 2^-24, 2^-24, 1, 0
+  const std::vector<std::uint64_t> b{0x3F80, 0x3F80, 0x3F80, 0x3F80};
+  auto run = [&](const char* tree) {
+    return fdpa(parse_model(std::string("custom:structure=tree,out_round=rne,tree=") + tree, bf16, f32),
+                bf16, f32, a, b, 0);
+  };
+  // (0 1): 2^-24 + 2^-24 = 2^-23 exactly; then 1 + 2^-23 is a binary32 value.
+  EXPECT_EQ(run("(c ((0 1) (2 3)))"), 0x3F800001u);
+  // (0 2): 1 + 2^-24 ties to 1; (1 3): 2^-24; 1 + 2^-24 ties to 1 again.
+  EXPECT_EQ(run("(c ((0 2) (1 3)))"), 0x3F800000u);
+  // A chain from C in k order: 2^-24 + 2^-24 = 2^-23 before the 1 arrives.
+  EXPECT_EQ(run("((((c 0) 1) 2) 3)"), 0x3F800001u);
+  // The 1 first: each 2^-24 is then lost to a tie.
+  EXPECT_EQ(run("((((c 2) 0) 1) 3)"), 0x3F800000u);
+  // A 3-way rounding node: one rounding of 2^-24 + 2^-24 + 1.
+  EXPECT_EQ(run("(c (0 1 2) 3)"), 0x3F800001u);
+}
+
+}  // namespace
+}  // namespace fpconform
