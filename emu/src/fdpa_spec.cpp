@@ -137,7 +137,8 @@ const std::vector<Field>& fields() {
       BOOL_FIELD("c_last", c_last),
       {"tree", [](const FdpaParams& p) { return std::string(p.tree); },
        [](FdpaParams& p, std::string_view v, const std::string& w) {
-         p.tree = intern_tree(v);
+         p.tree = v.empty() ? std::string_view{} : intern_tree(v);  // empty: no tree
+         if (v.empty()) return;
          FdpaParams check;
          check.tree = p.tree;
          try {
