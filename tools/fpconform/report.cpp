@@ -84,6 +84,9 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
   auto* sub = app.add_subcommand(
       "report", "Check emu against the MPFR oracle, compare the ecosystem and the matrix-unit "
                 "models, characterize this machine's units; write an HTML/Markdown/JSON report");
+  sub->footer("Exit status: 0 once the report is written, failing sections included (a failing check is a "
+              "finding: the header names each failing section and why); 1 with --strict when a section "
+              "reports failures; 2 for bad arguments or an unwritable --out.");
   auto a = std::make_shared<ReportArgs>();
   sub->add_option("--out,-o", a->out, "Directory for index.html, report.md, results.json, tables/")
       ->capture_default_str();

@@ -57,6 +57,7 @@ rc=$?
 check "--skip-section runs the others (got $rc)" '[[ $rc -eq 0 ]] && grep -q "^Device profiles  *ok" r4.out'
 check "a skipped section says so" 'grep -q "Not run: skipped with --skip-section" r4/report.md'
 
+expect "--help tells the exit status" 0 "1 with --strict when a section reports failures" -- report --help
 expect "--sections refuses an unknown id" 2 "no section 'cpu' (the sections: conversions, arithmetic," -- report --sections cpu --out r5
 expect "--skip-section refuses an unknown id" 2 "--skip-section" -- report --skip-section devices,nope --out r5
 # A checkpoint belongs to its selection. A run whose index.html cannot be written (a directory
