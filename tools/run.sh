@@ -42,7 +42,8 @@ sanitize_targets=(emu_tests reference_tests testfloat_tests reports_tests cli_li
 # - determinism_cli_test: compares outputs across thread counts, which ASan does not change
 #   (90 s under ASan, five fits); its code paths run under ASan in sweep_resume_test,
 #   validate_cli_test and fit_cli_test;
-# - report_resume_test: seven whole reports (minutes each under ASan); the checkpoint's code
+# - report_resume_test: six whole reports, two of them with the CPU's units characterized
+#   (minutes each under ASan; the others --skip-section matrix-units); the checkpoint's code
 #   runs under ASan in checkpoint_tests (Checkpoint.ReportSectionsRoundTrip) and reports_tests;
 # - the CUDA runner's checks (gpu_sass_expectations, gpu_runner_*): they need the nvcc-built
 #   fpconform-gpu-run, whose device code the host sanitizers do not instrument.

@@ -210,7 +210,9 @@ std::string to_html(const Document& d) {
   s += "</nav>\n";
   for (const auto& sec : d.sections) {
     s += "<section><h2 id=\"" + esc(sec.id) + "\"" + (sec.ok ? "" : " class=\"fail\"") + ">" +
-         esc(sec.title) + (sec.ok ? "" : " (FAILED)") + "</h2>\n";
+         esc(sec.title) + (sec.ok ? "" : " (FAILED)") + (sec.skipped.empty() ? "" : " (not run)") + "</h2>\n";
+    if (!sec.ok && !sec.failure.empty()) s += "<p class=\"fail\">Failed: " + esc(sec.failure) + "</p>\n";
+    if (!sec.skipped.empty()) s += "<p class=\"note\">Not run: " + esc(sec.skipped) + "</p>\n";
     for (const auto& p : sec.paragraphs) s += "<p>" + esc(p) + "</p>\n";
     for (const auto& p : sec.plots) {
       s += "<h3 id=\"" + esc(p.id) + "\">" + esc(p.title) + "</h3>\n" + plot_svg(p);

@@ -64,7 +64,9 @@ std::string to_markdown(const Document& d) {
   for (const auto& h : d.header) md += "- " + h + "\n";
   md += "\n";
   for (const auto& s : d.sections) {
-    md += "## " + s.title + (s.ok ? "" : " (FAILED)") + "\n\n";
+    md += "## " + s.title + (s.ok ? "" : " (FAILED)") + (s.skipped.empty() ? "" : " (not run)") + "\n\n";
+    if (!s.ok && !s.failure.empty()) md += "**Failed:** " + s.failure + "\n\n";
+    if (!s.skipped.empty()) md += "Not run: " + s.skipped + "\n\n";
     for (const auto& p : s.paragraphs) md += p + "\n\n";
     for (const auto& t : s.tables) table_md(md, t);
     for (const auto& p : s.plots) {

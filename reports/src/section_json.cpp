@@ -108,7 +108,8 @@ json section_to_json(const Section& s) {
                         {"columns", h.col_labels}, {"values", values}, {"value_label", h.value_label},
                         {"note", h.note}});
   }
-  return {{"id", s.id}, {"title", s.title}, {"ok", s.ok}, {"paragraphs", s.paragraphs},
+  return {{"id", s.id}, {"title", s.title}, {"ok", s.ok}, {"failure", s.failure},
+          {"skipped", s.skipped}, {"paragraphs", s.paragraphs},
           {"results", s.results.is_null() ? json::object() : s.results},
           {"tables", tables}, {"plots", plots}, {"heatmaps", heatmaps}};
 }
@@ -120,6 +121,8 @@ Section section_from_json(const json& j, const std::string& where) {
   r.where = where + ": section '" + s.id + "'";
   s.title = r.text(j, "title");
   s.ok = r.flag(j, "ok", true);
+  s.failure = r.text(j, "failure", true);
+  s.skipped = r.text(j, "skipped", true);
   s.paragraphs = r.texts(j, "paragraphs");
   s.results = r.get(j, "results");
   if (s.results.is_object() && s.results.empty()) s.results = json();  // as written from null

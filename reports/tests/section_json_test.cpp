@@ -16,6 +16,7 @@ Section sample() {
   s.id = "conversions";
   s.title = "Conversions, \"quoted\" and\nsplit";
   s.ok = false;
+  s.failure = "1 of 12 conversions disagree";
   s.paragraphs = {"one", "two, with a | pipe"};
   s.results = {{"cases", 12}, {"mismatches", 1}, {"seconds", 0.1}};
   s.tables.push_back({"t1", "Table", {"a", "b"}, {{"1", "x,y"}, {"2", ""}}, "a note", true});
@@ -44,6 +45,17 @@ Section sample() {
   return s;
 }
 
+TEST(SectionJson, ReadsBackASkippedSection) {
+  Section s;
+  s.id = "matrix-units";
+  s.title = "units";
+  s.skipped = "--skip-section matrix-units";
+  const Section r = section_from_json(nlohmann::json::parse(section_to_json(s).dump()), "test");
+  EXPECT_EQ(r.skipped, s.skipped);
+  EXPECT_TRUE(r.ok);
+  EXPECT_TRUE(r.failure.empty());
+}
+
 TEST(SectionJson, ReadsBackWhatItWrote) {
   const Section s = sample();
   // Through text, as the checkpoint stores it.
@@ -51,6 +63,8 @@ TEST(SectionJson, ReadsBackWhatItWrote) {
   EXPECT_EQ(r.id, s.id);
   EXPECT_EQ(r.title, s.title);
   EXPECT_EQ(r.ok, s.ok);
+  EXPECT_EQ(r.failure, s.failure);
+  EXPECT_EQ(r.skipped, s.skipped);
   EXPECT_EQ(r.paragraphs, s.paragraphs);
   EXPECT_EQ(r.results, s.results);
   ASSERT_EQ(r.tables.size(), 1u);

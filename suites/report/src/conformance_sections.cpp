@@ -67,6 +67,9 @@ reports::Section conversion_section(const ReportRun& run) {
   s.tables.push_back(std::move(pairs));
   s.tables.push_back(std::move(t));
   s.ok = rep.total_mismatches == 0;
+  if (!s.ok)
+    s.failure = std::to_string(rep.total_mismatches) + " of " + std::to_string(rep.total_cases) +
+                " conversions disagree with the MPFR oracle (the table lists the first per pair)";
   s.results = {{"cases", rep.total_cases}, {"mismatches", rep.total_mismatches},
                {"seconds", rep.seconds}, {"quick", rep.quick}};
   return s;
@@ -84,6 +87,7 @@ reports::Section arithmetic_section(const ReportRun& run) {
   reports::Table t{"arithmetic", "Random operands per format and operation, every mode",
                    {"format", "op", "cases", "mismatches", "first mismatch"}, {}, ""};
   std::uint64_t total = 0, bad = 0;
+  std::string first_any;  // the first mismatch of all, "f16 add rne ..."
   for (const char* fname : formats) {
     const Format f = parse_format(fname);
     for (Op op : ops) {
@@ -113,6 +117,7 @@ reports::Section arithmetic_section(const ReportRun& run) {
       }
       total += cases;
       bad += mismatches;
+      if (first_any.empty() && !first.empty()) first_any = std::string(fname) + " " + std::string(op_info(op).name) + " " + first;
       t.rows.push_back({fname, std::string(op_info(op).name), std::to_string(cases),
                         std::to_string(mismatches), first});
     }
@@ -124,6 +129,10 @@ reports::Section arithmetic_section(const ReportRun& run) {
                          "for f16/bf16/f32).");
   s.tables.push_back(std::move(t));
   s.ok = bad == 0;
+  if (!s.ok) {
+    s.failure = std::to_string(bad) + " of " + std::to_string(total) + " operations disagree with the MPFR oracle";
+    if (!first_any.empty()) s.failure += ", first " + first_any;
+  }
   s.results = {{"cases", total}, {"mismatches", bad}};
   return s;
 }

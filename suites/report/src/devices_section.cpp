@@ -35,7 +35,12 @@ reports::Section devices_section(const ReportRun& run) {
                       j.value("deterministic", false) ? "yes" : "no"});
     results.push_back({{"file", rel}, {"target", j.value("target", "")}, {"model", j["model"].value("spec", "")},
                        {"agreed", v.value("agreed", 0ull)}, {"validated", v.value("cases", 0ull)}});
-    if (v.value("agreed", 0ull) != v.value("cases", 0ull)) s.ok = false;
+    if (v.value("agreed", 0ull) != v.value("cases", 0ull)) {
+      s.ok = false;
+      s.failure += (s.failure.empty() ? "" : "; ") + rel + ": model " + j["model"].value("spec", "?") +
+                   " agrees on " + std::to_string(v.value("agreed", 0ull)) + " of " +
+                   std::to_string(v.value("cases", 0ull)) + " recorded cases";
+    }
   }
   s.paragraphs.push_back(t.rows.empty() ? "No device profiles recorded under " + run.devices_dir + " yet."
                                         : std::to_string(t.rows.size()) + " profiles under " + run.devices_dir + ".");

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fpconform/fdpa_spec.hpp"
+#include "fpconform/format.hpp"
 #include "fpconform/report/report_content.hpp"
 
 namespace fpconform::report {
@@ -93,6 +95,24 @@ TEST(ReportSections, DocumentFilesParseAndAreSelfContained) {
   EXPECT_TRUE(std::filesystem::exists(dir / "report.md"));
   EXPECT_TRUE(std::filesystem::exists(dir / "tables" / "arithmetic.csv"));
   std::filesystem::remove_all(dir);
+}
+
+// The units section lists the cases a unit's model does not reproduce: the unit's d next to
+// the model's, and the case as `fpconform dot --check` reads it.
+TEST(ReportSections, CounterexampleRowsShowUnitAndModel) {
+  characterize::Characterization c;
+  c.target = "cpu:fp32-fma";
+  c.in = c.out = parse_format("f32");
+  c.model = parse_model("custom:structure=sequential,c_in_block=0,out_round=rne", c.in, c.out);
+  // 1 * 2 + 0.5 = 2.5 (0x40200000); the unit "answered" 3 (0x40400000).
+  c.counterexamples.push_back({{0x3f800000}, {0x40000000}, 0x3f000000, 0x40400000});
+  const auto rows = counterexample_rows(c);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "cpu:fp32-fma");
+  EXPECT_EQ(rows[0][1], "1");
+  EXPECT_EQ(rows[0][3], "0x40400000 (3)");
+  EXPECT_EQ(rows[0][4], "0x40200000 (2.5)");
+  EXPECT_EQ(rows[0][5], "3f800000 40000000 3f000000 40400000");
 }
 
 }  // namespace

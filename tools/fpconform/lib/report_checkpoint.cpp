@@ -5,9 +5,10 @@
 namespace fpconform::cli {
 
 std::string report_args(bool full, std::uint64_t seed, const std::string& devices_dir,
-                        const std::string& version) {
+                        const std::string& version, const std::string& selection) {
   return std::string("run=") + (full ? "full" : "quick") + " seed=" + std::to_string(seed) +
-         " devices=" + escape_field(devices_dir) + " version=" + escape_field(version);
+         " devices=" + escape_field(devices_dir) + " version=" + escape_field(version) +
+         (selection.empty() ? "" : " " + escape_field(selection));
 }
 
 void write_report_checkpoint(const std::string& path, const std::string& args,

@@ -14,8 +14,10 @@
 namespace fpconform::cli {
 
 // The canonical arguments of a report run (not the thread count: it does not change results).
+// `selection`: the canonical form of the options that choose what runs (sections not run,
+// unit cases), empty for the defaults.
 std::string report_args(bool full, std::uint64_t seed, const std::string& devices_dir,
-                        const std::string& version);
+                        const std::string& version, const std::string& selection = {});
 
 void write_report_checkpoint(const std::string& path, const std::string& args,
                              const std::vector<reports::Section>& finished);

@@ -141,6 +141,7 @@ TEST(Checkpoint, ReportSectionsRoundTrip) {
   const std::string args = report_args(true, 7, "/some dir/devices", "0.1");
   EXPECT_NE(args, report_args(false, 7, "/some dir/devices", "0.1"));
   EXPECT_NE(args, report_args(true, 8, "/some dir/devices", "0.1"));
+  EXPECT_NE(args, report_args(true, 7, "/some dir/devices", "0.1", "not-run=matrix-units"));
   EXPECT_TRUE(read_report_checkpoint(path, args).empty());  // no file: nothing kept
   std::vector<reports::Section> s(2);
   s[0].id = "conversions";

@@ -52,6 +52,8 @@ struct Section {
   std::vector<HeatMap> heatmaps;
   nlohmann::json results;  // the section's machine-readable results (results.json)
   bool ok = true;          // false: something in it failed a check
+  std::string failure;     // when !ok: what failed, in one line (the report's header repeats it)
+  std::string skipped;     // not empty: the section was not run, and why ("--skip-section ...")
 };
 
 struct Document {
