@@ -60,6 +60,6 @@ if [[ -n "$nvcc_bin" && ! -x "$(dirname "$nvcc_bin")/cuobjdump" ]] && ! command 
    [[ ! -x "$root/.deps/cuda-tools/nvidia/cu13/bin/cuobjdump" ]]; then
   echo "fpconform: installing cuobjdump/nvdisasm (PyPI wheels) into .deps/cuda-tools"
   python3 -m pip install -q --disable-pip-version-check --no-deps --target "$root/.deps/cuda-tools" \
-    'nvidia-cuda-cuobjdump==13.*' 'nvidia-cuda-nvdisasm==13.*' >/dev/null 2>&1 ||
+    'nvidia-cuda-cuobjdump==13.5.37' 'nvidia-cuda-nvdisasm==13.5.37' >/dev/null 2>&1 ||
     echo "fpconform: warning: could not install cuobjdump; the SASS test will skip"
 fi
