@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One command that characterizes an NVIDIA GPU with the fpconform GPU probes (issue 6).
+# One command that characterizes an NVIDIA GPU with the fpconform GPU probes.
 #
 #   tools/gpu-check.sh --build            on the CPU machine: build the runner for sm_80/89/90a
 #                                         (+100a/120a) and fpconform, write the check plans and the

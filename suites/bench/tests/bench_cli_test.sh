@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fpconform bench --smoke: the output's form (issue 8's grammar), never its speed. Every stdout
+# fpconform bench --smoke: the output's form (the line grammar), never its speed. Every stdout
 # line but the last is a comparison line, the last is 'N ok, M short' with the counts of the
 # lines above, each verdict agrees with its printed ratio and target, and every target group of
 # the issue has at least one line.

@@ -1,4 +1,4 @@
-// The bench line grammar (issue 8) and its checker: expected lines written from the issue's
+// The bench line grammar and its checker: expected lines written from the issue's
 // grammar, not from a run; the checker must refuse each kind of malformed output.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // One line of `fpconform bench`: a measured rate of ours next to a baseline measured in the same
-// run, the ratio of the two speeds and the target ratio (issue 8's grammar):
+// run, the ratio of the two speeds and the target ratio (the line grammar):
 //   <name> ours=<value> <unit> baseline=<baseline name> <value> <unit> ratio=<r> target=<t> ok|SHORT
 // and the last line `N ok, M short`. Everything else the command says (skips, substitutions,
 // peak RSS, how a figure was extrapolated) goes to the notes stream, never between these lines.

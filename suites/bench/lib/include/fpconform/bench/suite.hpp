@@ -1,4 +1,4 @@
-// `fpconform bench`: every hot path next to its baseline, measured in the same run (issue 8).
+// `fpconform bench`: every hot path next to its baseline, measured in the same run.
 // Lines go to `out` as each comparison finishes (see line.hpp); notes (substituted or skipped
 // baselines, extrapolations, peak RSS) go to `notes`.
 #pragma once
