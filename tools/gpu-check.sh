@@ -152,8 +152,8 @@ run_plan() {  # LABEL OUT_DIR PLAN MIN
   (( rc != 0 )) && status=1
   grep -E '^\[[0-9]+/[0-9]+\] ' "$name" | grep -v ' ok (' >>"$summary" || true
 }
-# The host CPU's matrix and dot units (issue 5: cpu:amx-bf16 and cpu:avx512-bf16 need a Sapphire
-# Rapids or later Xeon, which the CPU machine is not), first: the GPU's own results are recorded
+# The host CPU's matrix and dot units (cpu:amx-bf16 and cpu:avx512-bf16 need a Sapphire
+# Rapids or later Xeon, which the CPU machine only sometimes is), first: the GPU's own results are recorded
 # already (reports/devices/nvidia-h200), these are not. Each unit the host has is characterized
 # with 10^6 validation cases into cpu/<profile>.json/.md (in results.tar.xz) within 120 s; a unit
 # it lacks costs nothing. FPCONFORM_CPU_FLAGS replaces /proc/cpuinfo's flags (to test this part).
@@ -181,7 +181,7 @@ if $fpc_runs; then
 else
   echo "host cpu units: not probed, $fpc does not run here" >>"$summary"
 fi
-# The AVX-512 conversion kernel (ConvertKernel::avx512, issue 8) natively, where the host has
+# The AVX-512 conversion kernel (ConvertKernel::avx512) natively, where the host has
 # AVX-512: the CPU machine checks it only under emulation. The conversion tests of the 1-byte
 # formats, which then run it beside avx2 and portable (13 s on the CPU machine without it, less
 # the two 2-byte-format tests); log in results.tar.xz (cpu/).
@@ -251,7 +251,7 @@ if [[ $status -ne 3 && -d $work/probe ]] && $fpc_runs; then
   # the final verdict line of every kernel (the CPU side recomputes the profiles from the results)
   for f in "$work"/probe-cpu.*.log; do [[ -f $f ]] && echo "probe $(basename "$f" .log | cut -d. -f2-): $(grep -E '^(reproduced|model|INCOMPLETE|fpconform:)' "$f" | tail -2 | tr '\n' ' ' | cut -c1-300)"; done >>"$summary"
 fi
-# The host CPU's speed lines (issue 8, `fpconform bench --quick`), when the staged fpconform runs
+# The host CPU's speed lines (`fpconform bench --quick`), when the staged fpconform runs
 # here and time is left: the GPU machine's CPU is the only other x86 these sessions reach (some
 # have AVX-512). cpu-bench.txt holds the lines, cpu-bench.notes what each baseline was.
 if $fpc_runs && (( budget - ($(date +%s) - start) >= 40 )); then

@@ -7,7 +7,8 @@
 #   tools/run.sh sanitize AddressSanitizer + UBSan build (preset asan, into build-asan) of the
 #                         libraries, the CLI and the unit tests; runs CTest labels unit and cli
 #   tools/run.sh fuzz [SECONDS]  libFuzzer targets (suites/fuzz, clang, into build-fuzz), each run
-#                         for SECONDS (default: FUZZ_SECONDS, else 60) from its seed corpus
+#                         for SECONDS (default: FUZZ_SECONDS, else 60) from its seed corpus,
+#                         JOBS targets at a time
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores), FUZZ_SECONDS,
 # FUZZ_TARGETS (space-separated subset of the fuzz targets), FUZZ_SEED (libFuzzer's -seed: CI
 # fixes it so that a run explores what the same run explored before the commit; unset, each run
@@ -88,31 +89,44 @@ fuzz() {
   cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1 ||
     { grep -E "error|Error" -A3 "$dir.build.log" | head -60; echo "build failed: see $dir.build.log"; exit 2; }
   local targets=(${FUZZ_TARGETS:-$(cat "$dir/fuzz_targets.txt")})
-  local failed=()
   mkdir -p "$dir/corpus" "$dir/artifacts" "$dir/logs"
+  # Each libFuzzer run is one thread: JOBS of them run side by side, each for SECONDS.
+  local t running=0
   for t in "${targets[@]}"; do
-    local seeds=suites/fuzz/corpus/${t#fuzz_}
-    local work=$dir/corpus/$t  # what the run adds stays out of the source tree
-    mkdir -p "$work" "$dir/artifacts/$t"
-    local log=$dir/logs/$t.log
-    # Seeds (and the regression inputs kept with them) run first; a crash, a sanitizer
-    # report, an unexpected exception (abort), a leak, a 10 s input or 2 GiB is a finding.
-    if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-        "$dir/$t" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" "$work" "$seeds" \
-        >"$log" 2>&1; then
-      local runs; runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo "?")
-      printf "fuzz %-18s ok: %s runs in %s s, corpus %s files (seeds %s)\n" "$t" "$runs" \
-        "$seconds" "$(ls "$work" | wc -l)" "$(ls "$seeds" 2>/dev/null | wc -l)"
-    else
-      failed+=("$t")
-      echo "fuzz $t FAILED (log $log, inputs in $dir/artifacts/$t):"
-      grep -E "fpconform fuzz finding|ERROR: |runtime error|SUMMARY|Test unit written" "$log" | head -20
-    fi
+    fuzz_one "$dir" "$t" "$seconds" >"$dir/logs/$t.summary" &
+    if ((++running >= jobs)); then wait -n || true; ((running--)); fi
+  done
+  wait || true
+  local failed=()
+  for t in "${targets[@]}"; do
+    cat "$dir/logs/$t.summary"
+    grep -q "^fuzz [^ ]* *ok:" "$dir/logs/$t.summary" || failed+=("$t")
   done
   if ((${#failed[@]})); then
     echo "fuzz: findings in ${failed[*]}"
     exit 1
+  fi
+}
+
+# One target for SECONDS from its seed corpus; prints one summary line (and the finding).
+fuzz_one() {
+  local dir=$1 t=$2 seconds=$3
+  local seeds=suites/fuzz/corpus/${t#fuzz_}
+  local work=$dir/corpus/$t  # what the run adds stays out of the source tree
+  mkdir -p "$work" "$dir/artifacts/$t"
+  local log=$dir/logs/$t.log
+  # Seeds (and the regression inputs kept with them) run first; a crash, a sanitizer
+  # report, an unexpected exception (abort), a leak, a 10 s input or 2 GiB is a finding.
+  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      "$dir/$t" -max_total_time="$seconds" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" "$work" "$seeds" \
+      >"$log" 2>&1; then
+    local runs; runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$" || echo "?")
+    printf "fuzz %-18s ok: %s runs in %s s, corpus %s files (seeds %s)\n" "$t" "$runs" \
+      "$seconds" "$(ls "$work" | wc -l)" "$(ls "$seeds" 2>/dev/null | wc -l)"
+  else
+    echo "fuzz $t FAILED (log $log, inputs in $dir/artifacts/$t):"
+    grep -E "fpconform fuzz finding|ERROR: |runtime error|SUMMARY|Test unit written" "$log" | head -20
   fi
 }
 

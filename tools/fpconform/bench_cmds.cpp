@@ -15,8 +15,8 @@ namespace fpconform::cli {
 
 void add_bench_command(CLI::App& app, std::vector<Command>& commands) {
   CLI::App* sub = app.add_subcommand(
-      "bench", "Time every fast path against a baseline measured in the same run (issue 8 "
-               "targets); one line per comparison, then 'N ok, M short'");
+      "bench", "Time every fast path against a baseline measured in the same run (targets "
+               "in suites/bench/README.md); one line per comparison, then 'N ok, M short'");
   struct Opts {
     bool quick = false, smoke = false;
     unsigned threads = 0;
