@@ -244,6 +244,7 @@ class Eval {
     AB cur = c;
     for (int j0 = 0; j0 < k; j0 += ik) {
       const int m = std::min(ik, k - j0);
+      if (have) cur = post(s);
       // k_order only permutes which products share a block, not how many.
       AB t = p_.c_last ? AB{} : cur;
       State b;
@@ -258,7 +259,6 @@ class Eval {
       }
       s = b;
       have = true;
-      cur = post(s);
     }
     if (!have) throw Error("--k", "K must be at least 1");
     return s;
