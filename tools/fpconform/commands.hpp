@@ -25,5 +25,6 @@ void add_probe_command(CLI::App& app, std::vector<Command>& commands);
 void add_bench_command(CLI::App& app, std::vector<Command>& commands);
 void add_sweep_command(CLI::App& app, std::vector<Command>& commands);
 void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands);  // gpu_cmds.cpp
+void add_tolerance_command(CLI::App& app, std::vector<Command>& commands);  // tolerance_cmds.cpp
 
 }  // namespace fpconform::cli

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   fpconform::cli::add_bench_command(app, commands);
   fpconform::cli::add_sweep_command(app, commands);
   fpconform::cli::add_gpu_analyze_command(app, commands);
+  fpconform::cli::add_tolerance_command(app, commands);
 
   refuse_negative_unsigned(app);
 

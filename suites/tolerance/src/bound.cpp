@@ -577,7 +577,8 @@ std::string describe(const Bound& b) {
   return s;
 }
 
-std::string to_json(const Bound& b) {
+namespace {
+nlohmann::json json_of(const Bound& b) {
   nlohmann::json j;
   j["model"] = b.model;
   j["alpha"] = b.alpha;
@@ -592,7 +593,52 @@ std::string to_json(const Bound& b) {
     rows.push_back({{"node", r.node}, {"count", r.count}, {"loses", r.loses}, {"rel", r.rel},
                     {"abs", r.abs}});
   j["derivation"] = rows;
-  return j.dump();
+  return j;
+}
+
+std::string term(const Bound& b) {
+  if (b.ulp_factor == 0) return "0";
+  return num(b.ulp_factor) + " ulp_" + std::to_string(b.ulp_frac_bits) + "(D)";
+}
+}  // namespace
+
+std::string to_json(const Bound& b) { return json_of(b).dump(); }
+
+std::string tolerance_report(std::string_view model, const Format& in, const Format& acc, int k,
+                             const GemmShape& g, bool json) {
+  const Bound m = bound_for(model, in, acc, k, g);
+  const Bound e = correctly_rounded_bound(in, acc, Rounding{RoundingMode::rne}, k);
+  const bool chain = holds_exactly(in, f32());
+  Bound c;
+  if (chain) c = fp32_chain_bound(in, k);
+  const double gk = gamma_k(k, std::ldexp(1.0, -24));
+  if (json) {
+    nlohmann::json j;
+    j["model"] = json_of(m);
+    j["exact"] = json_of(e);
+    if (chain) {
+      j["fp32_chain"] = json_of(c);
+      j["fp32_chain"]["gamma_k"] = gk;
+    } else {
+      j["fp32_chain"] = nullptr;
+    }
+    return j.dump(2) + "\n";
+  }
+  std::string s = describe(m);
+  char buf[512];
+  s += "\nside by side (|D - exact| <= alpha * S + ulp term + beta):\n";
+  std::snprintf(buf, sizeof buf, "  %-22s %15s  %-16s %15s\n", "", "alpha", "ulp term", "beta");
+  s += buf;
+  auto line = [&](const char* name, const Bound& b, const std::string& extra) {
+    std::snprintf(buf, sizeof buf, "  %-22s %15.9g  %-16s %15.9g%s\n", name, b.alpha,
+                  term(b).c_str(), b.beta, extra.c_str());
+    s += buf;
+  };
+  line("model", m, "");
+  line("exact (RNE)", e, "");
+  if (chain) line("fp32 fma chain", c, "   (gamma_K = " + num(gk) + " for the whole chain)");
+  else s += "  fp32 fma chain         n/a (f32 cannot hold every " + in.name + " value)\n";
+  return s;
 }
 
 }  // namespace fpconform::tolerance

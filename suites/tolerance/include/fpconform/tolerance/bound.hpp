@@ -104,4 +104,9 @@ std::vector<double> elementwise_bounds(const Bound& bound, const Matrix& a, cons
 std::string describe(const Bound& b);
 std::string to_json(const Bound& b);
 
+// What `fpconform tolerance` prints: the model's bound with its derivation, and beside it the
+// correctly rounded result's (RNE into acc) and the fp32 fma chain's (with gamma_K).
+std::string tolerance_report(std::string_view model, const Format& in, const Format& acc, int k,
+                             const GemmShape& g, bool json);
+
 }  // namespace fpconform::tolerance
