@@ -203,3 +203,30 @@ TEST(ToleranceTightness, EveryPresetReachesHalfItsBound) {
 
 }  // namespace
 }  // namespace fpconform::tolerance
+
+namespace fpconform::tolerance {
+namespace {
+
+// Over several chained steps the bound adds every step's loss (each step's result is the next
+// C): the same construction reaches half of it there too.
+TEST(ToleranceTightness, ChainedStepsReachHalfTheirBound) {
+  struct Case { const char* preset; const char* in; const char* out; int k; };
+  const Case cases[] = {
+      {"hopper", "e4m3", "f32", 96},  {"volta", "f16", "f32", 16},
+      {"ampere", "bf16", "f16", 24},  {"cdna1", "f16", "f32", 16},
+      {"cdna3", "f16", "f32", 24},    {"x86-amx-bf16", "bf16", "f32", 64},
+      {"fp32-sequential", "bf16", "f32", 32}, {"cdna1-km", "f16", "f32", 12},
+  };
+  for (const Case& cs : cases) {
+    const Format in = parse_format(cs.in), out = parse_format(cs.out);
+    const FdpaParams p = find_matrix_unit(cs.preset, in, out);
+    const double r = tightest(p, in, out, cs.k);
+    std::printf("  %-16s %-5s -> %-4s K = %-3d error/bound reached %.4f\n", cs.preset, cs.in,
+                cs.out, cs.k, r);
+    EXPECT_GE(r, 0.5) << cs.preset << " K = " << cs.k;
+    EXPECT_LE(r, 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace fpconform::tolerance
