@@ -25,6 +25,7 @@ struct ValidateArgs {
   bool logits = false, batch_invariance = false;
   std::uint64_t seed = 1;
   bool allow_nan = false;
+  std::string tolerance;  // "model": within the model's derived bound (suites/tolerance)
   std::vector<std::string> argv;  // to print commands that reproduce an element
 };
 
@@ -186,6 +187,9 @@ int run_validate(const ValidateArgs& o) {
   q.exact_rounding.mode = parse_rounding_mode(o.rounding, "--rounding");
   q.max_ulp = o.max_ulp;
   q.max_rel = o.max_rel;
+  if (!o.tolerance.empty() && o.tolerance != "model")
+    throw Error("--tolerance", "'" + o.tolerance + "' is not model");
+  q.model_bound = o.tolerance == "model";
   q.worst = o.worst;
   q.threads = conformance::default_threads();  // FPCONFORM_THREADS, else all cores
 
@@ -248,6 +252,7 @@ void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--rounding", o->rounding, "rounding of the exact reference (rne)");
   sub->add_option("--max-ulp", o->max_ulp, "tolerance: ulp distance to the first expectation");
   sub->add_option("--max-rel", o->max_rel, "tolerance: relative error");
+  sub->add_option("--tolerance", o->tolerance, "model: bit-exact to --model, else within the bound its model implies per element");
   sub->add_option("--worst", o->worst, "how many of the worst elements to list")->capture_default_str();
   sub->add_option("--element", o->element, "R,C: show one element's operands and results");
   sub->add_option("--shape", o->shape, "M,K,N for raw little-endian .bin/.raw files");

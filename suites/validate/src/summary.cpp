@@ -47,6 +47,7 @@ std::string summary_text(const ValidateReport& r, const Format& out, const std::
     if (!c.worst.empty())
       s += fmt("  see one: %s --element %d,%d\n", repro.c_str(), c.worst[0].row, c.worst[0].col);
   }
+  if (r.bound) s += r.bound->text();
   s += fmt("verdict: %s (%s against %s)\n", r.pass ? "PASS" : "FAIL", r.tolerance.c_str(),
            r.comparisons.empty() ? "?" : r.comparisons.front().against.c_str());
   return s;
@@ -65,7 +66,18 @@ nlohmann::json summary_json(const ValidateReport& r) {
                      {"max_ulp", c.max_ulp}, {"max_rel", c.max_rel}, {"mean_rel", c.mean_rel},
                      {"ulp_histogram_log2", c.ulp_histogram}, {"worst", worst}});
   }
-  return {{"pass", r.pass}, {"tolerance", r.tolerance}, {"comparisons", comps}};
+  nlohmann::json j = {{"pass", r.pass}, {"tolerance", r.tolerance}, {"comparisons", comps}};
+  if (r.bound) {
+    const BoundVerdict& v = *r.bound;
+    nlohmann::json worst = nlohmann::json::array();
+    for (const BoundElement& e : v.worst)
+      worst.push_back({{"row", e.row}, {"col", e.col}, {"error", e.error}, {"bound", e.bound},
+                       {"ratio", e.ratio}});
+    j["model_bound"] = {{"bit_exact", v.bit_exact}, {"within", v.within}, {"over", v.over},
+                        {"worst_ratio", v.worst_ratio}, {"worst", worst},
+                        {"calc_diff", v.calc_diff}, {"sqnr_db", v.sqnr_db}, {"rel_fro", v.rel_fro}};
+  }
+  return j;
 }
 
 std::string mismatch_text(const LogitMismatch& m) {

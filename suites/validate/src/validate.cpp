@@ -7,6 +7,7 @@
 
 #include "fpconform/error.hpp"
 #include "fpconform/reference/dot.hpp"
+#include "fpconform/validate/model_bound.hpp"
 
 namespace fpconform::validate {
 
@@ -72,7 +73,13 @@ ValidateReport validate_kernel(const ValidateRequest& q) {
                                q.model->out.name);
     const Matrix want = gemm(*q.model, q.a, q.b, q.c ? &*q.c : nullptr);
     rep.comparisons.push_back(compare_outputs(q.d, want, "model " + q.model_name, q.worst));
+    if (q.model_bound) {
+      const ExactResult ex =
+          exact_gemm(q.a, q.b, q.c ? &*q.c : nullptr, q.d.format, q.exact_rounding, q.threads);
+      rep.bound = check_model_bound(q, want, ex);
+    }
   }
+  if (q.model_bound && !q.model) throw Error("--tolerance", "model needs --model");
   if (q.exact) {
     const ExactResult ex =
         exact_gemm(q.a, q.b, q.c ? &*q.c : nullptr, q.d.format, q.exact_rounding, q.threads);
@@ -91,7 +98,10 @@ ValidateReport validate_kernel(const ValidateRequest& q) {
         q.worst, rel));
   }
   rep.pass = within(rep.comparisons.front(), q.max_ulp, q.max_rel);
-  if (q.max_ulp < 0 && q.max_rel < 0) {
+  if (rep.bound) {
+    rep.pass = rep.bound->bit_exact || rep.bound->within;
+    rep.tolerance = "the model's bound";
+  } else if (q.max_ulp < 0 && q.max_rel < 0) {
     rep.tolerance = "bit-exact";
   } else {
     if (q.max_ulp >= 0) rep.tolerance = "max " + std::to_string(static_cast<long long>(q.max_ulp)) + " ulp";

@@ -46,6 +46,21 @@ then ok; else bad "hopper e4m3 K = 64 JSON"; fi
 # 23 bits at exponent E, so one of the 5 terms is exact: alpha = 4 * 2^-23 at K = 4.
 expect "volta alpha" 0 "alpha = 4.76837158e-07" -- tolerance --model volta --in f16 --out f32 --k 4
 
+# ---- validate --tolerance model ----
+# Hopper e4m3: 1*1 + 2^-6 * 2^-8 = 1 + 2^-14 exactly; the model cuts it to 1 (13 fraction bits).
+# Its bound at K = 2 is 3 * 2^-13 * S + ulp_13(D) + beta, about 4 * 2^-13 = 4.9e-4 at D = 1.
+printf '1,0.015625\n' >"$tmp/a.csv"
+printf '1\n0.00390625\n' >"$tmp/b.csv"
+printf '1\n' >"$tmp/d_model.csv"
+printf '1.00006103515625\n' >"$tmp/d_exact.csv"
+printf '1.0078125\n' >"$tmp/d_bad.csv"
+v=(validate --model hopper --in e4m3 --out f32 --a "$tmp/a.csv" --b "$tmp/b.csv" --tolerance model)
+expect "validate: the model's D" 0 "bit-exact to the model" -- "${v[@]}" --d "$tmp/d_model.csv"
+expect "validate: the exact D" 0 "within the model's bound" -- "${v[@]}" --d "$tmp/d_exact.csv"
+expect "validate: 1 + 2^-7" 1 "outside the model's bound" -- "${v[@]}" --d "$tmp/d_bad.csv"
+expect "validate: calc_diff" 0 "calc_diff" -- "${v[@]}" --d "$tmp/d_exact.csv"
+expect "validate: bad tolerance" 2 "--tolerance" -- "${v[@]}" --d "$tmp/d_exact.csv" --tolerance loose
+
 # ---- bad arguments ----
 expect "k zero" 2 "--k" -- tolerance --model hopper --in e4m3 --out f32 --k 0
 expect "unknown preset" 2 "--model: unknown matrix-unit preset 'hoper'" -- tolerance --model hoper --in e4m3 --out f32 --k 32

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fpconform/gemm.hpp"
+#include "fpconform/validate/bound_verdict.hpp"
 #include "fpconform/validate/compare.hpp"
 
 namespace fpconform::validate {
@@ -24,6 +25,9 @@ struct ValidateRequest {
   double max_ulp = -1, max_rel = -1;  // tolerance for the first expectation (< 0: not set)
   int worst = 10;
   unsigned threads = 0;  // exact reference workers (0: all cores)
+  // Tolerance "model": bit-exact to the model, else within the bound the model implies per
+  // element (model_bound.hpp), else fail.
+  bool model_bound = false;
 };
 
 // The exact reference for every element: the correctly rounded code and the exact value
@@ -39,6 +43,7 @@ struct ValidateReport {
   std::vector<Comparison> comparisons;  // model first (if any), then exact (if asked)
   bool pass = false;                    // the first comparison within the tolerance
   std::string tolerance;                // "bit-exact", "max 2 ulp", ...
+  std::optional<BoundVerdict> bound;    // with model_bound
 };
 
 // Throws Error naming the argument for shape or format mismatches.
