@@ -318,8 +318,7 @@ class Eval {
     for (const SumTree& ch : t.children()) x = sum(x, node(ch, c, r, false, nullptr));
     if (root) {
       out->pre = x;
-      out->last = r;
-      out->last.exact = t.exact();
+      out->last = r;  // an exact root's sum is still rounded into acc as D
       return x;
     }
     return t.exact() ? x : apply(x, r);
