@@ -379,6 +379,7 @@ double Bound::ulp_of(double d) const {
 double Bound::at(double s, double s_flushed, double d) const {
   if (!std::isfinite(d)) return INFINITY;
   const double m = std::fabs(d);
+  if (saturates_at > 0 && m >= saturates_at) return INFINITY;
   const int e = m == 0 ? ulp_emin : std::max(std::ilogb(m), ulp_emin);
   const real r = static_cast<real>(alpha) * s + s_flushed +
                  (ulp_factor > 0 ? ulp_factor * pow2(e - ulp_frac_bits) : 0) + beta;
@@ -471,6 +472,8 @@ Bound model_bound(const FdpaParams& unit, const Format& in, const Format& acc, i
     }
   }
   b.model = what + " " + in.name + " -> " + acc.name + ", K = " + std::to_string(k);
+  const Format& dformat = out ? *out : accf;
+  b.saturates_at = to_double(dformat.max_finite_code(), dformat);
   finish(b, s, ev.rows);
   return b;
 }
@@ -481,6 +484,7 @@ Bound correctly_rounded_bound(const Format& in, const Format& out, const Roundin
   b.c_format = out;
   Eval::State s;
   s.last = rounding_into(out, r.mode, false, "the exact sum rounded once into");
+  b.saturates_at = to_double(out.max_finite_code(), out);
   finish(b, s, {});
   b.model = "exact " + in.name + " -> " + out.name + ", K = " + std::to_string(k);
   return b;

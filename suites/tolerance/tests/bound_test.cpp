@@ -351,5 +351,29 @@ TEST(ToleranceBound, ElementwiseGemm) {
   EXPECT_GT(checked, 500 * kScale);
 }
 
+// What the bound refuses or cannot cover: products rounded inside the unit (no derivation
+// here), K = 0, and a D at the largest finite value (a saturated overflow has no bound).
+TEST(ToleranceBound, RefusesWhatItCannotBound) {
+  const Format in = parse_format("e4m3"), f32 = parse_format("f32");
+  FdpaParams p = find_matrix_unit("hopper", in, f32);
+  const Bound b = model_bound(p, in, f32, 32);
+  EXPECT_TRUE(std::isinf(b.at(1, 0, to_double(f32.max_finite_code(), f32))));
+  EXPECT_TRUE(std::isinf(b.at(1, 0, INFINITY)));
+  EXPECT_TRUE(std::isfinite(b.at(1, 0, 1.0)));
+  try {
+    (void)model_bound(p, in, f32, 0);
+    ADD_FAILURE() << "K = 0 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--k"), std::string::npos) << e.what();
+  }
+  p.product_bits = 12;
+  try {
+    (void)model_bound(p, in, f32, 32);
+    ADD_FAILURE() << "product_bits accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("product_bits"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace fpconform::tolerance

@@ -51,6 +51,9 @@ struct Bound {
   double beta = 0;
   bool subnormals_at_min_normal = false;
   bool flushes_inputs = false;   // S_flushed: products with a subnormal factor, a subnormal c
+  // |D| at or above this may be an overflow saturated to the largest finite value, for which
+  // there is no bound (the largest finite value of D's format).
+  double saturates_at = 0;
   Format in_format;  // a and b
   Format c_format;   // c (the accumulator format)
   std::vector<LossRow> derivation;
