@@ -557,6 +557,15 @@ std::vector<double> elementwise_bounds(const Bound& bound, const Matrix& a, cons
   return out;
 }
 
+std::vector<double> elementwise_bounds(const GemmOptions& o, const Matrix& a, const Matrix& b,
+                                       const Matrix* c) {
+  if (!o.scale_a.empty() || !o.scale_b.empty() || !o.block_scale_a.empty())
+    throw Error("--scale-a", "the bound is derived for unit scales only");
+  const GemmShape g{o.promote_every, o.split_k, o.reduction, o.c_in_epilogue};
+  const Bound bound = model_bound(o.unit, a.format, o.acc, a.cols, g, &o.out, &o.out_rounding);
+  return elementwise_bounds(bound, a, b, c, gemm(o, a, b, c));
+}
+
 std::string describe(const Bound& b) {
   std::string s = "bound for " + b.model + ":\n";
   char buf[512];

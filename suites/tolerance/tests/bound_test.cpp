@@ -331,6 +331,7 @@ TEST(ToleranceBound, ElementwiseGemm) {
       GemmShape g{cs.promote, cs.split, cs.red, cs.epi};
       const Bound bd = model_bound(o.unit, in, acc, K, g, &o.out, &o.out_rounding);
       const std::vector<double> bounds = elementwise_bounds(bd, A, B, &C, D);
+      ASSERT_EQ(bounds, elementwise_bounds(o, A, B, &C)) << "the options-only form agrees";
       for (int i = 0; i < M; ++i)
         for (int j = 0; j < N; ++j) {
           std::vector<std::uint64_t> ar(A.codes.begin() + static_cast<long>(i) * K,

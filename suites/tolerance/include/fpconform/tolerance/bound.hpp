@@ -103,6 +103,11 @@ void magnitudes(const Bound& bound, const std::uint64_t* a, std::size_t a_stride
 std::vector<double> elementwise_bounds(const Bound& bound, const Matrix& a, const Matrix& b,
                                        const Matrix* c, const Matrix& d);
 
+// The same from the GEMM's options alone: the bound of o's unit and shape (unit scales only:
+// throws Error("--scale-a") otherwise), D from the model (gemm).
+std::vector<double> elementwise_bounds(const GemmOptions& o, const Matrix& a, const Matrix& b,
+                                       const Matrix* c);
+
 // The bound and its derivation as text (a table) or JSON.
 std::string describe(const Bound& b);
 std::string to_json(const Bound& b);
