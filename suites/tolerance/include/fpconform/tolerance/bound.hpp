@@ -16,8 +16,11 @@
 // it, so |v| <= (1 + a_v) S_v + b_v. An exact sum of children has a = max a_c, b = sum b_c; a
 // rounding with unit roundoff u (RZ: 2^-t, RNE: 2^-(t+1)) and floor eta adds u |v|:
 // a' = (1 + u)(1 + a) - 1, so a chain of k roundings gives (1 + u)^k - 1 <= gamma_k; a fused
-// alignment cut of n terms to 2^(E - F), 2^E <= max |term|, adds n 2^-F (1 + a) S_v. The
-// bound is valid while nothing overflows (an infinite or saturated D has no bound).
+// alignment cut of n terms to 2^(E - F), 2^E <= max |term|, adds n 2^-F (1 + a) S_v (n - 1
+// when the terms at exponent E fit F fraction bits: products of two m-bit significands have 2m,
+// C has acc's). One alpha for all leaves: a leaf's path length is bounded by the deepest one
+// (the tightness tests put the large term there). The bound is valid while nothing overflows
+// (an infinite or saturated D has no bound).
 #pragma once
 
 #include <cstdint>
