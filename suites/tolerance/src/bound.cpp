@@ -172,6 +172,9 @@ class Eval {
     real zfloor = 0;
     if (p_.zero_exp != INT_MIN) zfloor += pow2(p_.zero_exp);
     if (p_.subsum > 0) zfloor += 1;
+    // A subnormal C (the previous step's result included) carries the exponent emin, not
+    // its magnitude.
+    if (c_in || p_.late_c) zfloor += pow2(acc_.emin());
     // The term(s) at exponent E itself fit the grid when their fraction bits do (products of
     // two m-bit significands have 2m, C has acc's), so one fewer term loses.
     const bool exempt = p_.subsum == 0 && 2 * in_.man_bits <= F && (!c_in || acc_.man_bits <= F);

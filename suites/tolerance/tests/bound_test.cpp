@@ -153,7 +153,8 @@ int frac_bits_of(const FdpaParams& p, const Format& out) {
 }
 
 void run_params(std::mt19937_64& rng, const std::string& label, const FdpaParams& p,
-                const Format& in, const Format& out, int trials, int max_k, Stats& total) {
+                const Format& in, const Format& out, int trials, int max_k, Stats& total,
+                int force_kind = -1) {
   Stats st;
   std::vector<std::uint64_t> a, b;
   std::uint64_t c;
@@ -167,7 +168,8 @@ void run_params(std::mt19937_64& rng, const std::string& label, const FdpaParams
       case 1: k = 1 + rng() % (2 * unit); break;
       default: k = 1 + rng() % max_k;
     }
-    const Kind kind = static_cast<Kind>(t % 7 < 3 ? 0 : t % 7 < 5 ? 1 : t % 7 < 6 ? 2 : 3);
+    const Kind kind = force_kind >= 0 ? static_cast<Kind>(force_kind)
+                                      : static_cast<Kind>(t % 7 < 3 ? 0 : t % 7 < 5 ? 1 : t % 7 < 6 ? 2 : 3);
     make_inputs(rng, kind, in, out, frac_bits_of(p, out), k, a, b, c);
     const Bound bd = model_bound(p, in, out, static_cast<int>(k));
     std::string why;
@@ -280,6 +282,28 @@ TEST(ToleranceBound, HoldsForRandomCustomUnits) {
   std::printf("random custom units: %lld dot products within their bound, worst %.4f\n",
               total.checked, total.worst);
   EXPECT_GE(total.checked, 40000LL * kScale);
+}
+
+// Inputs with f32's exponent range (tf32, bf16) whose products fall below f32's normal range:
+// chained blocks then carry a subnormal C, which a fused block aligns by the exponent emin.
+TEST(ToleranceBound, SubnormalChainsOfFusedBlocks) {
+  std::mt19937_64 rng(11 + kScale);
+  Stats total;
+  const Format f32 = parse_format("f32");
+  for (int u = 0; u < 40 * kScale; ++u) {
+    const Format in = parse_format(u % 2 ? "tf32" : "bf16");
+    FdpaParams p;
+    p.block = 1 + static_cast<int>(rng() % 16);
+    p.frac_bits = 6 + static_cast<int>(rng() % 22);
+    p.zero_exp = rng() % 2 ? INT_MIN : -100 - static_cast<int>(rng() % 60);
+    p.c_in_block = rng() % 3 != 0;
+    if (!p.c_in_block && rng() % 2) p.late_c = true;
+    if (rng() % 3 == 0) p.acc_frac_bits = 5 + static_cast<int>(rng() % 20);
+    p.out_rounding = Rounding{rng() % 2 ? RoundingMode::rne : RoundingMode::rtz};
+    run_params(rng, "fused L" + std::to_string(p.block) + " F" + std::to_string(p.frac_bits) +
+               " " + in.name + "->f32 (subnormal)", p, in, f32, 500, 24, total, 3);
+  }
+  EXPECT_GE(total.checked, 15000LL * kScale);
 }
 
 // Elementwise GEMM bounds with split-K, promotion and an epilogue C, against the oracle.
