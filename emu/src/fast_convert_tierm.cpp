@@ -38,7 +38,7 @@ namespace {
 // halves as k * 2^7 + ((E - emin) << 7) * 2^m = code << 7 (shifted back after the pack).
 // The code's sign bit goes into the high half with the subtraction (sign_mask << (23 - m), a
 // multiple of 2^24: the two constants differ only in their top byte, which vpblendvb picks by
-// the top bit of x's top byte, its sign; vblendvps is a quarter slower here on Zen 3). For
+// the top bit of x's top byte, its sign; cheaper here than vblendvps). For
 // up/down the sum is signed (the mode rounds the signed value), and the sign bit then cancels in
 // the subtraction. NaN (and inf where its code is not the clamp's) are out of reach of the
 // clamp: where they have other codes (mg_track), max |x| is tracked and such a block is redone
@@ -143,8 +143,8 @@ FPC_AVX2 __m256i v_pack_m(__m256i c0, __m256i c1, __m256i c2, __m256i c3, __m256
 template <bool Signed, bool Clamp, bool TwoHi, bool Track>
 FPC_AVX2_FMA __m256i v_blocks_m(const float* in, std::uint8_t* out, std::size_t nblocks,
                                 const MConst& cref) {
-  // A whole block per iteration: 8 independent chains (faster than 4 when the caches are cold;
-  // the same in steady state on Zen 3).
+  // A whole block per iteration: 8 independent chains, enough to cover the load latency when
+  // the caches are cold.
   const MConst c = cref;
   __m256i top = _mm256_setzero_si256();
   for (std::size_t k = 0; k < nblocks * kBlock; k += kBlock) {
@@ -189,9 +189,9 @@ constexpr std::size_t kMsGroup = 8;  // blocks per check in tier MS
 // Tier MS over the blocks while every |x| of each group of kMsGroup blocks is below 2^emax;
 // returns the blocks done (a group that reaches the top binade is not counted: its bytes are
 // wrong). Its own function: with only tier MS's constants live (copied to locals), the loop
-// keeps them in registers; 32 values per step with two running maxima (6% faster on Zen 3 than
-// 64 per step, where GCC reloaded six constants from memory every step). One loop over the
-// blocks with the check every kMsGroup (rather than a loop per group) is a little faster.
+// keeps them in registers; 32 values per step with two running maxima, because at 64 per step
+// they do not all fit and GCC reloads some from memory every step. One loop over the blocks
+// checks every kMsGroup blocks (no loop per group).
 __attribute__((target("avx2,fma"), noinline)) std::size_t tierms_groups(const float* in,
                                                                          std::uint8_t* out,
                                                                          std::size_t nblocks,

@@ -5,8 +5,8 @@
 //   native-fp16   AVX512-FP16 VADDPH/VMULPH/VDIVPH (32 lanes), where the CPU has it
 // Rates are operand pairs per CPU-second of one thread (robust on shared machines) and per
 // second of wall time on 1 and T threads (default: all cores; FPCONFORM_THREADS), best of 3
-// repetitions, over slices of the exhaustive sweep (a few a, every b). The target of issue 3
-// is all 2^32 f16 pairs of one binary op checked in <= 60 s on 2 cores: 71.6 M pairs/s.
+// repetitions, over slices of the exhaustive sweep (a few a, every b). The target: all 2^32
+// f16 pairs of one binary op checked in <= 60 s on 2 cores, 71.6 M pairs/s.
 //
 //   build/suites/bench/arith_bench [--pairs N] [--seconds S]
 #include <algorithm>

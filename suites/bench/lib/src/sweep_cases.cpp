@@ -8,7 +8,7 @@
 // and the time for 2^32 pairs extrapolated from them (labelled so in the line's name).
 // The figure is the sweep's CPU seconds divided by the thread count: its duration on that many
 // cores of its own (the wall time on the shared machine is in a note); the baseline is the
-// issue's limit of 60 s.
+// target's limit of 60 s.
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
