@@ -12,8 +12,8 @@ endif()
 set(FPCONFORM_GPU_ARCHS "${_fpc_default_archs}" CACHE STRING "SASS targets of the GPU probe kernels")
 set(_fpc_gencode "")
 foreach(arch IN LISTS FPCONFORM_GPU_ARCHS)
-  # -gencode with code=sm_XXa: the -arch=sm_90a shorthand also runs a plain sm_90 pass that
-  # rejects wgmma (HOPPER.md).
+  # -gencode with code=sm_XXa: the -arch=sm_90a shorthand also runs a plain sm_90 pass, which
+  # rejects wgmma (sm_90a only: PTX ISA, "Asynchronous Warpgroup Level Matrix Instructions").
   list(APPEND _fpc_gencode "SHELL:-gencode=arch=compute_${arch},code=sm_${arch}")
 endforeach()
 string(REPLACE ";" "," _fpc_arch_list "${FPCONFORM_GPU_ARCHS}")

@@ -606,7 +606,9 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
               out.nan == NanEncoding::ieee;
   exp_all_ = (1ull << out.exp_bits) - 1;
   sum32_ = 2 * in.precision() <= 30 && p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block + 1)) <= 30;
-  pack_f32_rz_ = out.name == "f32" && p.out_rounding.mode == RoundingMode::rtz &&
+  // binary32 by its data: the result is packed straight into an fp32 pattern.
+  pack_f32_rz_ = ieee_out_ && out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
+                 p.out_rounding.mode == RoundingMode::rtz &&
                  !p.flush_subnormal_outputs && p.acc_frac_bits <= 23;
 
   // The exact path: plain exact steps (no sub-sums, flushing, accumulator cut or instruction

@@ -22,9 +22,11 @@
 #include "fpconform/matrix_presets.hpp"
 
 #include <climits>
+#include <optional>
 #include <string>
 
 #include "fpconform/error.hpp"
+#include "fpconform/format.hpp"
 
 namespace fpconform {
 
@@ -297,6 +299,12 @@ constexpr MatrixUnitEntry kEntries[] = {
     {"fp32-sequential", "e5m2fnuz", sequential("ieee"), R::f32, "IEEE fma chain in binary32"},
 };
 
+// Whether f is the built-in format the table names `name`, by its data (not its name).
+bool is_builtin(const Format& f, std::string_view name) {
+  const std::optional<Format> b = find_builtin(name);
+  return b && *b == f;
+}
+
 std::string inputs_of(std::string_view preset) {
   std::string s;
   for (const MatrixUnitEntry& e : kEntries)
@@ -315,7 +323,7 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
   for (const MatrixUnitEntry& e : kEntries) {
     if (e.preset != preset) continue;
     known_preset = true;
-    if (e.input == in.name) found = &e;
+    if (is_builtin(in, e.input)) found = &e;
   }
   const std::string name(preset), w(what);
   if (!known_preset) {
@@ -333,12 +341,12 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
   FdpaParams p = found->params;
   switch (found->output) {
     case OutputRule::hopper_fp8:
-      if (out.name == "f16") p.acc_frac_bits = -1;
+      if (is_builtin(out, "f16")) p.acc_frac_bits = -1;
       [[fallthrough]];
     case OutputRule::nvidia:
-      if (out.name == "f32") {
+      if (is_builtin(out, "f32")) {
         p.out_rounding.mode = RoundingMode::rtz;
-      } else if (out.name == "f16" || out.name == "bf16") {
+      } else if (is_builtin(out, "f16") || is_builtin(out, "bf16")) {
         if (p.acc_frac_bits >= 0)
           throw Error(w, "no published model reproduces " + name + " " + in.name +
                              " inputs with " + out.name + " output (see suites/matrix)");
@@ -351,7 +359,7 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
     case OutputRule::f64:
     case OutputRule::f16: {
       const char* want = found->output == OutputRule::f32 ? "f32" : found->output == OutputRule::f64 ? "f64" : "f16";
-      if (out.name != want)
+      if (!is_builtin(out, want))
         throw Error(w, "preset " + name + " writes " + want + " results for " + in.name +
                            " inputs, not " + out.name);
       break;

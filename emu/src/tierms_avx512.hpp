@@ -1,9 +1,9 @@
-// Tier MS (fast_convert.cpp, v_tierms) with AVX-512: 16 values per step, the sign's weight
+// Tier MS (fast_convert_tierm.cpp, v_tierms) with AVX-512: 16 values per step, the sign's weight
 // chosen by a mask (vpmovd2m, vpblendmd) and the codes narrowed by vpmovdb, so no packing
 // shuffles and no lane-crossing permute (the AVX2 loop's costliest step after the FMA).
 //
 // Included twice, which is why it is a header:
-//   - by fast_convert.cpp, natively, with FPC_AVX512_FN = target("avx512f,avx512bw,avx512dq")
+//   - by fast_convert_tierm.cpp, natively, with FPC_AVX512_FN = target("avx512f,avx512bw,avx512dq")
 //     (the kernel ConvertKernel::avx512, chosen at run time where the CPU has those);
 //   - by emu/tests/tierms_avx512_emulated_test.cpp with SIMDe's portable emulation of the same
 //     intrinsics (native aliases), so the kernel's results are checked against `convert` on any
@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fpconform/fast_convert.hpp"
+#include "fast_convert_params.hpp"
 
 #ifndef FPC_AVX512_FN
 #error "define FPC_AVX512_FN and include the AVX-512 intrinsics (or SIMDe) before this header"

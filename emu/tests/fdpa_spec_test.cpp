@@ -28,7 +28,8 @@ TEST(FdpaSpec, ShortSpecRoundTrips) {
   EXPECT_EQ(model_spec(FdpaParams{}), "custom:");
   const Format e4m3 = parse_format("e4m3"), f32 = parse_format("f32");
   const FdpaParams hopper = find_matrix_unit("hopper", e4m3, f32);
-  // hopper e4m3: L = 32, F = 13, e8m13 accumulator (FACTS.md); fused is the default structure.
+  // hopper e4m3: L = 32, F = 13, e8m13 accumulator (Khattak & Mikaitis, arXiv 2512.07004);
+  // fused is the default structure.
   const std::string spec = model_spec(hopper);
   for (const char* key : {"block=32", "frac_bits=13", "acc_frac_bits=13"})
     EXPECT_NE(spec.find(key), std::string::npos) << spec;

@@ -25,6 +25,8 @@
 #include "fpconform/fast_convert.hpp"
 #include "fpconform/format.hpp"
 
+#include "../src/fast_convert_params.hpp"
+
 #if (defined(__x86_64__) || defined(__i386__)) && __has_include(<simde/x86/avx512.h>)
 #define FPC_HAVE_SIMDE 1
 #define SIMDE_ENABLE_NATIVE_ALIASES

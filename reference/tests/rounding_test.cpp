@@ -1,5 +1,5 @@
-// Rounding cases worked out by hand from the specs (and from the published library facts in
-// shared/FACTS.md). Each comment shows the arithmetic.
+// Rounding cases worked out by hand from the specs (and from the libraries' published behaviour,
+// as emu/SEMANTICS.md records it). Each comment shows the arithmetic.
 #include <cmath>
 #include <thread>
 #include <vector>

@@ -6,7 +6,7 @@
 // The tensor is normally distributed (sigma 1, times 2^j for the j-th MiB so that blocks span
 // many binades), every buffer is written once before timing (no page faults in the loop), and
 // rates are fp32 values per second of wall time. The summary gives time(quantize) / time(memcpy)
-// for the same number of values (the target: within 2x) and the peak RSS.
+// for the same number of values (the target: within 2x) and the peak RSS.
 //
 //   build/suites/bench/block_scale_bench                         (64 MiB tensor)
 //   FPCONFORM_BENCH_MIB=1024 build/suites/bench/block_scale_bench  (the 1 GiB measurement)

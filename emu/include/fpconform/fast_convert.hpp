@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -65,35 +66,16 @@ std::string_view to_string(ConvertKernel k);
 bool kernel_available(ConvertKernel k);
 
 namespace detail {
-// Constants precomputed from (Format, Rounding) for the kernels; internal to fast_convert.cpp.
-// Masks (_m) are all ones or zero; codes indexed [0] for +, [1] for -.
-struct F32Params {
-  std::uint32_t absmask, rebias, lo, range, s0, maxf, sign_mask, mag_mask, sign_shift;
-  std::int32_t bias, sub_c, sub_lo, below_lim;
-  std::uint32_t daz_lim, ftz_m, has_zero_m, unsigned_m, slow_m, fine_m;
-  std::uint32_t sub_tiny_lim, tz_shift, thresh_pos, thresh_neg;
-  std::uint32_t ovf_code[2], inf_code[2], zero_code[2], ftz_code[2], nan_code[2];
-  std::uint32_t nan_paymask, uns_neg_code, minnorm_code;
-  std::uint8_t inf_flags, zero_flags, nan_flags_quiet;
-  bool tiny_after, may_slow, float_tier, sign_aligned;
-  // Tier M (AVX2, 1-byte codes; fast_convert.cpp, v_tierm): |x| clamped to mg_hi[sign], rounded
-  // by one fp32 addition in the rounding mode set in MXCSR for the call.
-  std::uint32_t mg_hi[2], mg_lo, mg_k, mg_cmin, mg_lim, mg_w;
-  bool mg_ok, mg_track;
-  // Tier MS (v_tierms): x itself rounded by one fp32 addition (rne/up/down), |x| < 2^emax.
-  std::uint32_t ms_k, ms_nq, ms_w[2], ms_lim;
-  bool ms_ok;
-  bool ms_avx512;  // tier MS runs on AVX-512 (ConvertKernel::avx512)
-};
-// The constants for (to, r), as a converter of a vectorized kernel holds them (ms_avx512 false).
-// For tests of the kernels' pieces.
-F32Params make_f32_params(const Format& to, const Rounding& r);
+struct F32Params;  // the kernels' constants (private to emu/src)
 }  // namespace detail
 
 class F32Converter {
  public:
   // Throws Error if `to` is wider than 16 bits or kernel k is not available here.
   F32Converter(const Format& to, const Rounding& r, ConvertKernel k = ConvertKernel::best);
+  // Copies share the (immutable) constants; a move copies, so the source stays usable.
+  F32Converter(const F32Converter&) = default;
+  F32Converter& operator=(const F32Converter&) = default;
 
   const Format& format() const { return to_; }
   const Rounding& rounding() const { return r_; }
@@ -133,7 +115,7 @@ class F32Converter {
   Rounding r_;
   ConvertKernel kernel_;
   std::size_t code_bytes_;
-  detail::F32Params p_{};
+  std::shared_ptr<const detail::F32Params> p_;  // null for the reference kernel
   // Vectorized entry points (null for the reference kernel): lean = no flags, no ftz/daz, signed
   // format with subnormals and zero; full = everything else, with per-element flags.
   using LeanFn = void (*)(const float*, void*, std::size_t, const detail::F32Params&);

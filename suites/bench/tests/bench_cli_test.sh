@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fpconform bench --smoke: the output's form (the line grammar), never its speed. Every stdout
 # line but the last is a comparison line, the last is 'N ok, M short' with the counts of the
-# lines above, each verdict agrees with its printed ratio and target, and every target group of
-# the issue has at least one line.
+# lines above, each verdict agrees with its printed ratio and target, and every target group
+# (suites/bench/README.md) has at least one line.
 set -u
 fpc="$1"
 out=$(mktemp) err=$(mktemp)
@@ -31,7 +31,7 @@ done <"$out"
 last=$(tail -n 1 "$out")
 [ "$last" = "$ok ok, $short short" ] || fail "last line '$last', counted $ok ok, $short short"
 
-# Every target of the issue is present (ml_dtypes lines only where ml_dtypes imports; else a
+# Every target is present (ml_dtypes lines only where ml_dtypes imports; else a
 # note must say why they were skipped).
 for want in '^f32_to_bf16_rne ' '^f32_to_f16_rne ' '^f32_to_e4m3_satfinite ' '^f32_to_e4m3_none ' \
             '^f32_to_e5m2_satfinite ' '^f32_to_e5m2_none ' '^f32_to_e2m1 ' '^stream_' \

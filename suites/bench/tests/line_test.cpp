@@ -1,5 +1,5 @@
-// The bench line grammar and its checker: expected lines written from the issue's
-// grammar, not from a run; the checker must refuse each kind of malformed output.
+// The bench line grammar and its checker: expected lines written from the grammar
+// (suites/bench/README.md), not from a run; the checker must refuse each kind of malformed output.
 #include <gtest/gtest.h>
 
 #include "fpconform/bench/line.hpp"

@@ -1,4 +1,4 @@
-// The acceptance run of issue 5: every (preset, input format) row of matrix_unit_entries() and
+// The closed loop's acceptance run: every (preset, input format) row of matrix_unit_entries() and
 // 100 random members of the family, each characterized as a black box (emu: targets) and
 // validated on >= 10^5 fresh cases that the target itself answers (the oracle).
 // FPCONFORM_CLOSED_LOOP_CASES overrides the number of validation cases (for quick runs).

@@ -1,5 +1,5 @@
 // What fitting the recorded tensor-core rows must give (shared by fit_test and
-// fit_exhaustive_test). The published parameters are FACTS.md's table (Khattak & Mikaitis arXiv
+// fit_exhaustive_test). The published parameters are those of Khattak & Mikaitis (arXiv
 // 2512.07004; Fasi et al. 2021; MMA-Sim): L, F, the zero-term exponent (K-M's min_exp_limit:
 // -132 A100, -133 H100), truncating alignment with C in the block, fp32 output RZ and fp16
 // output RNE, fp8 with fp32 output cut RZ to 13 fraction bits (e8m13).

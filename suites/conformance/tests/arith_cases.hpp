@@ -21,7 +21,7 @@ class WideCases {
     n_pat_ = std::min<u64>(pairs_, n * 7 / 10);
     n_near_ = arity == 1 ? 0 : (n - n_pat_) / 2;
     mask_ = f.code_mask();
-    mul_ctx_ = std::make_shared<opref::Context>(f, OpOptions{});
+    mul_ctx_ = std::make_shared<dref::Context>(f, OpOptions{});
   }
   u64 size() const { return n_; }
   u64 pattern_count() const { return n_pat_; }
@@ -85,7 +85,7 @@ class WideCases {
   std::vector<u64> pat_;
   u64 seed_ = seed();
   u64 pairs_ = 0, n_pat_ = 0, n_near_ = 0, mask_ = 0;
-  std::shared_ptr<opref::Context> mul_ctx_;
+  std::shared_ptr<dref::Context> mul_ctx_;
 };
 
 }  // namespace arithtest

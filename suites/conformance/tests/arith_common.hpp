@@ -1,13 +1,13 @@
 // Shared machinery of the arithmetic conformance tests (arith_*_test.cpp): rounding
 // configurations, a two-way/three-way checker (emu vs the MPFR oracle and/or the double
-// reference op_reference.hpp), operand generators and counters.
+// reference double_arith.hpp), operand generators and counters.
 //
 // Sides compared, per case:
 //   emu     fpconform::apply_op (the model under test)
 //   mpfr    fpconform::reference::apply_op (the MPFR oracle)
-//   opref   opref::Context (double arithmetic + round-to-odd, op_reference.hpp)
+//   opref   dref::Context (double arithmetic + round-to-odd, double_arith.hpp)
 // Oracle::mpfr: emu vs mpfr on every case, and opref vs mpfr wherever opref applies (that is
-// how op_reference.hpp is validated). Oracle::opref: emu vs opref only (fast sweeps).
+// how double_arith.hpp is validated). Oracle::opref: emu vs opref only (fast sweeps).
 //
 // Stochastic modes: each case gets its own random bits (a hash of the case index and the
 // configuration), so a sweep sees many random values; the bit count n comes from the config.
@@ -35,7 +35,7 @@
 #include "fpconform/fast_arith.hpp"
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/reference/arith.hpp"
-#include "op_reference.hpp"
+#include "fpconform/reference/double_arith.hpp"
 
 namespace arithtest {
 
@@ -118,7 +118,7 @@ inline std::vector<StochasticBits> stochastic_bit_counts() {
 // Every rounding mode (stochastic ones per bit count) x every saturation, with the default
 // subnormal handling and the NaN policy rotating over the five; then, if `subnormal_variants`,
 // each mode once more with one of the 7 non-default (ftz, daz, tininess) combinations, in
-// rotation (sat rotating too), and rne, up, odd with all 7 (77 configurations in all). `max_sr_bits` caps the stochastic bit counts (op_reference's
+// rotation (sat rotating too), and rne, up, odd with all 7 (77 configurations in all). `max_sr_bits` caps the stochastic bit counts (double_arith's
 // limit 51 - p); 0 keeps them.
 inline std::vector<OpOptions> configs(bool all_sats, bool subnormal_variants, int max_sr_bits = 0,
                                       bool stochastic = true) {
@@ -195,10 +195,10 @@ inline std::vector<OpOptions> minmax_configs() {
   return v;
 }
 
-// Restricts to the configs op_reference supports for f (stochastic bit count).
+// Restricts to the configs double_arith supports for f (stochastic bit count).
 inline std::vector<OpOptions> opref_supported(const Format& f, std::vector<OpOptions> v) {
   v.erase(std::remove_if(v.begin(), v.end(),
-                         [&](const OpOptions& o) { return !opref::supports(f, o.rounding); }),
+                         [&](const OpOptions& o) { return !dref::supports(f, o.rounding); }),
           v.end());
   return v;
 }
@@ -276,7 +276,7 @@ Stats check(Op op, const Format& f, const std::vector<OpOptions>& cfgs, u64 n, G
   const u64 sd = seed();
   const std::size_t nc = cfgs.size();
   std::vector<char> opref_ok(nc);
-  for (std::size_t c = 0; c < nc; ++c) opref_ok[c] = opref::supports(f, cfgs[c].rounding);
+  for (std::size_t c = 0; c < nc; ++c) opref_ok[c] = dref::supports(f, cfgs[c].rounding);
   if (oracle == Oracle::opref)
     for (std::size_t c = 0; c < nc; ++c)
       if (!opref_ok[c]) throw std::logic_error("opref does not support " + describe(cfgs[c]));
@@ -287,12 +287,12 @@ Stats check(Op op, const Format& f, const std::vector<OpOptions>& cfgs, u64 n, G
         fast[c] = std::make_unique<SmallFormatOp>(f, op, cfgs[c]);
   std::mutex mu;
   Stats total;
-  std::vector<opref::Context> ctx0;  // built once (limits, shared decode tables)
+  std::vector<dref::Context> ctx0;  // built once (limits, shared decode tables)
   ctx0.reserve(nc);
   for (std::size_t c = 0; c < nc; ++c) ctx0.emplace_back(f, cfgs[c]);
   parallel_for(n, chunk, [&](u64 b, u64 e) {
     Stats st;
-    std::vector<opref::Context> ctx = ctx0;  // per chunk: set_random mutates
+    std::vector<dref::Context> ctx = ctx0;  // per chunk: set_random mutates
     auto note = [&](u64 key, std::string text) {
       if (st.examples.size() < 20) st.examples.emplace_back(key, std::move(text));
     };
@@ -329,7 +329,7 @@ Stats check(Op op, const Format& f, const std::vector<OpOptions>& cfgs, u64 n, G
             continue;
           }
           if (validate_opref && opref_ok[c]) {
-            const specref::Result q = ctx[c].apply(op, ops);
+            const dref::Result q = ctx[c].apply(op, ops);
             ++st.opref_cases;
             if (Outcome{q.bits, q.flags} != orc) {
               ++st.opref_bad;
@@ -337,7 +337,7 @@ Stats check(Op op, const Format& f, const std::vector<OpOptions>& cfgs, u64 n, G
             }
           }
         } else {
-          const specref::Result q = ctx[c].apply(op, ops);
+          const dref::Result q = ctx[c].apply(op, ops);
           orc = {q.bits, q.flags};
         }
         ++st.cases;

@@ -1,18 +1,18 @@
 // Label "exhaustive": long sweeps of the scalar operations.
 //   F16Bf16AllPairs/<fmt>_<op>_<mode>: all 2^32 operand pairs of f16 / bf16 for add, sub, mul,
 //     div under rne, rna, rtz, up, down, odd, emu's SmallFormatOp (the fast path; identical to
-//     apply_op on every 8-bit pair, emu_tests) vs op_reference.hpp (the MPFR oracle would
-//     take ~1 core-hour per (format, op, mode); op_reference is checked against it on tens of
+//     apply_op on every 8-bit pair, emu_tests) vs double_arith.hpp (the MPFR oracle would
+//     take ~1 core-hour per (format, op, mode); double_arith is checked against it on tens of
 //     millions of cases in the default suite).
 //   MulAdd8Bit/<fmt>: all 2^24 triples of each 8-bit format under every configuration (modes,
 //     stochastic bit counts capped at 51 - p, saturations, ftz/daz/tininess variants, NaN
-//     policies), emu vs op_reference.
+//     policies), emu vs double_arith.
 //   MulAdd6Bit/<fmt>: all triples of e3m2, e2m3, e2m1 under every configuration vs MPFR.
 //   F32Patterns/<op>: 10^7 f32 cases per op (7*10^6 pattern pairs of TestFloat-level-2 style,
 //     near-cancellation and random tuples), one configuration each, emu vs MPFR.
 // FPCONFORM_EXHAUSTIVE_STRIDE=k checks 2^32/k pairs of the 2^32 sweeps only (timing runs): the
 // rows a = j*k mod 2^16 (k made odd), every b in each. The 2^32 sweeps run both sides in their
-// row forms (SmallFormatOp::row, opref::Context::apply_row).
+// row forms (SmallFormatOp::row, dref::Context::apply_row).
 #include <gtest/gtest.h>
 
 #include "arith_cases.hpp"
@@ -49,12 +49,12 @@ std::vector<PairParam> pair_params() {
 class F16Bf16AllPairs : public ::testing::TestWithParam<PairParam> {};
 
 // Rows (a fixed, every b) through both sides' row forms: SmallFormatOp::row and
-// opref::Context::apply_row, each the same results as its pair-by-pair call (emu_tests and
+// dref::Context::apply_row, each the same results as its pair-by-pair call (emu_tests and
 // ArithOracle.RowFormEqualsPairByPair check that), codes and flags compared.
 Stats check_rows(Op op, const Format& f, const OpOptions& o, const std::vector<u64>& rows) {
   const auto t0 = std::chrono::steady_clock::now();
   const SmallFormatOp fast(f, op, o);
-  const opref::Context ctx(f, o);
+  const dref::Context ctx(f, o);
   const u64 ncodes = f.code_mask() + 1;
   std::mutex mu;
   Stats total;

@@ -6,9 +6,9 @@
 //   - minimum, maximum, minimumNumber, maximumNumber: every pair, each NaN policy, DAZ on/off;
 //   - the six comparisons: every pair, DAZ on/off;
 //   - mulAdd: every triple of the <= 6-bit formats vs MPFR (every mode, default saturation,
-//     plus the subnormal variants); every triple of the 8-bit formats vs op_reference in rne
+//     plus the subnormal variants); every triple of the 8-bit formats vs double_arith in rne
 //     (all modes and saturations: label "exhaustive", arith_exhaustive_test.cpp).
-// emu is checked against the MPFR oracle; op_reference.hpp is checked against MPFR on the same
+// emu is checked against the MPFR oracle; double_arith.hpp is checked against MPFR on the same
 // cases wherever it applies (its validation).
 #include <gtest/gtest.h>
 
@@ -94,9 +94,9 @@ TEST_P(ArithNarrow, MulAddAllTriples) {
            check(Op::mul_add, f, cfgs, n, gen, Oracle::mpfr), Oracle::mpfr);
     return;
   }
-  // 8-bit formats: 2^24 triples against op_reference in rne (default saturation), the NaN
+  // 8-bit formats: 2^24 triples against double_arith in rne (default saturation), the NaN
   // policy chosen by the format; plus a strided sample of 2^16 triples against MPFR with every
-  // configuration (which also validates op_reference on them).
+  // configuration (which also validates double_arith on them).
   std::vector<OpOptions> rne(1);
   rne[0].nan = &policy(static_cast<int>(f.exp_bits + f.bias));
   report(f.name + " mulAdd all triples, rne",

@@ -1,4 +1,4 @@
-// op_reference.hpp on hand-computed cases (independent of both emu and MPFR), emu and MPFR on
+// double_arith.hpp on hand-computed cases (independent of both emu and MPFR), emu and MPFR on
 // the same cases, and a check that the arithmetic harness notices a wrong result.
 #include <gtest/gtest.h>
 
@@ -123,7 +123,7 @@ TEST(ArithOracle, HandComputedCases) {
     o.nan = &find_nan_policy(s.nan);
     o.exact_int = s.exact_int;
     const u64 ops[3] = {s.a, s.b, s.c};
-    const specref::Result q = opref::apply_op(s.op, f, ops, o);
+    const dref::Result q = dref::apply_op(s.op, f, ops, o);
     EXPECT_EQ(q.bits, s.bits) << "opref " << spot_name(s);
     EXPECT_EQ(q.flags, s.flags) << "opref " << spot_name(s);
     const reference::OracleResult m = reference::apply_op(s.op, f, ops, o);
@@ -139,24 +139,24 @@ TEST(ArithOracle, HandComputedCases) {
 
 TEST(ArithOracle, SupportedFormats) {
   for (const char* name : {"f16", "bf16", "tf32", "f32", "e4m3", "e5m2", "e2m1", "ue8m0"})
-    EXPECT_TRUE(opref::supports_format(*find_builtin(name))) << name;
-  EXPECT_FALSE(opref::supports_format(*find_builtin("f64")));
+    EXPECT_TRUE(dref::supports_format(*find_builtin(name))) << name;
+  EXPECT_FALSE(dref::supports_format(*find_builtin("f64")));
   Rounding r;
   r.mode = M::stochastic_a;
   r.stochastic_bits = 27;
-  EXPECT_TRUE(opref::supports(*find_builtin("f32"), r));
+  EXPECT_TRUE(dref::supports(*find_builtin("f32"), r));
   r.stochastic_bits = 28;
-  EXPECT_FALSE(opref::supports(*find_builtin("f32"), r));
+  EXPECT_FALSE(dref::supports(*find_builtin("f32"), r));
 }
 
-// op_reference's fast rounding (round_normal, on the double's bits) against spec_reference's
+// double_arith's fast rounding (round_normal, on the double's bits) against double_convert's
 // round_finite, on random doubles around every binade of each format, both signs, every
 // deterministic mode, with FTZ and tininess variants (which the fast path must leave alone).
 TEST(ArithOracle, FastRoundingAgreesWithRoundFinite) {
   u64 n = 0, fast = 0;
   Rng rng(7);
   for (const Format& f : builtin_formats()) {
-    if (!opref::supports_format(f)) continue;
+    if (!dref::supports_format(f)) continue;
     const int m = f.man_bits, emin = (f.subnormals ? 1 : 0) - f.bias;
     const int lo = emin - m - 3, hi = (1 << f.exp_bits) - f.bias + 2;
     for (M mode : {M::rne, M::rna, M::rtz, M::up, M::down, M::odd})
@@ -166,8 +166,8 @@ TEST(ArithOracle, FastRoundingAgreesWithRoundFinite) {
         o.rounding.ftz = variant == 1;
         o.rounding.tininess = variant == 1 ? Tininess::before_rounding : Tininess::after_rounding;
         o.rounding.sat = variant == 1 ? Saturation::finite : Saturation::none;
-        const opref::Context ctx(f, o);
-        const specref::Target t = specref::make_target(f);
+        const dref::Context ctx(f, o);
+        const dref::Target t = dref::make_target(f);
         for (int i = 0; i < 20000; ++i) {
           const int e = lo + static_cast<int>(rng.below(static_cast<u64>(hi - lo + 1)));
           u64 sig = rng.next() >> 11;  // 53 random bits
@@ -179,10 +179,10 @@ TEST(ArithOracle, FastRoundingAgreesWithRoundFinite) {
           }
           const double mag = std::ldexp(static_cast<double>(sig | (u64{1} << 52)), e - 52);
           const bool neg = f.is_signed && rng.below(2);
-          specref::Result fr;
+          dref::Result fr;
           if (ctx.round_normal(mag, neg, fr, mode)) ++fast;
-          const specref::Result a = ctx.round_value(neg ? -mag : mag);
-          const specref::Result b = specref::round_finite(t, mag, neg, o.rounding);
+          const dref::Result a = ctx.round_value(neg ? -mag : mag);
+          const dref::Result b = dref::round_finite(t, mag, neg, o.rounding);
           ++n;
           ASSERT_TRUE(a.bits == b.bits && a.flags == b.flags)
               << f.name << " " << std::hexfloat << (neg ? -mag : mag) << " "
@@ -205,7 +205,7 @@ TEST(ArithOracle, FastRoundingAgreesWithRoundFinite) {
 TEST(ArithOracle, RowFormEqualsPairByPair) {
   std::vector<std::string> names = {"f16", "bf16", "e5m10"};
   for (const Format& f : builtin_formats())
-    if (f.width() <= 8 && opref::supports_format(f)) names.push_back(f.name);
+    if (f.width() <= 8 && dref::supports_format(f)) names.push_back(f.name);
   std::atomic<u64> pairs{0}, bad{0};
   std::mutex mu;
   std::string first;
@@ -230,7 +230,7 @@ TEST(ArithOracle, RowFormEqualsPairByPair) {
       for (u64 j = lo; j < hi; ++j) {
         const OpOptions& o = cfgs[j / rows.size()];
         const u64 a = rows[j % rows.size()];
-        const opref::Context ctx(f, o);
+        const dref::Context ctx(f, o);
         ASSERT_TRUE(ctx.has_rows());
         for (Op op : {Op::add, Op::sub, Op::mul, Op::div, Op::minimum}) {
           for (u64 b0 = 0; b0 < ncodes; b0 += chunk)
@@ -238,7 +238,7 @@ TEST(ArithOracle, RowFormEqualsPairByPair) {
           u64 nb = 0;
           for (u64 b = 0; b < ncodes; ++b) {
             const u64 ops[3] = {a, b, 0};
-            const std::uint32_t want = opref::Context::pack(ctx.apply(op, ops));
+            const std::uint32_t want = dref::Context::pack(ctx.apply(op, ops));
             if (got[b] == want) continue;
             if (nb++ == 0) {
               std::lock_guard<std::mutex> g(mu);
@@ -257,11 +257,11 @@ TEST(ArithOracle, RowFormEqualsPairByPair) {
               (unsigned long long)pairs.load(), (unsigned long long)bad.load());
   EXPECT_EQ(bad.load(), 0u) << first;
   // Out of range and formats without the decode table.
-  const opref::Context c16(*find_builtin("f16"), OpOptions{});
+  const dref::Context c16(*find_builtin("f16"), OpOptions{});
   std::uint32_t out[4];
   EXPECT_THROW(c16.apply_row(Op::add, 0x10000, 0, 1, out), std::out_of_range);
   EXPECT_THROW(c16.apply_row(Op::add, 0, 0xFFFE, 3, out), std::out_of_range);
-  const opref::Context c32(*find_builtin("f32"), OpOptions{});
+  const dref::Context c32(*find_builtin("f32"), OpOptions{});
   EXPECT_FALSE(c32.has_rows());
   EXPECT_THROW(c32.apply_row(Op::add, 0, 0, 1, out), std::logic_error);
 }

@@ -1,16 +1,16 @@
 // Scalar operations in f16, bf16 (>= 10^7 cases per binary op), tf32 and f32, sampled:
-//   - emu vs op_reference.hpp (double arithmetic + round-to-odd, exact for these formats) on
+//   - emu vs double_arith.hpp (double arithmetic + round-to-odd, exact for these formats) on
 //     pattern pairs in the style of TestFloat's level 2, near-cancellation pairs and random
 //     codes, each case under one configuration drawn from every mode x saturation x
 //     ftz/daz/tininess x NaN policy;
 //   - emu vs the MPFR oracle on a stride of the same cases under every configuration, which
-//     also checks op_reference against MPFR (f16 and bf16: 2*10^4 tuples x 77 configurations
+//     also checks double_arith against MPFR (f16 and bf16: 2*10^4 tuples x 77 configurations
 //     per op; f32: 5*10^5 cases per op and tf32 2*10^5, one configuration each);
 //   - sqrt and roundToInt of f16 and bf16: every input under every configuration vs
-//     op_reference and under the default-saturation configurations vs MPFR; tf32 and f32:
+//     double_arith and under the default-saturation configurations vs MPFR; tf32 and f32:
 //     patterns and random codes as above;
 //   - minimum/maximum(Number) and the six comparisons: f16, bf16 10^7 cases per op (f32 2*10^6,
-//     tf32 10^6), each NaN policy and DAZ on/off, vs op_reference, and a stride vs MPFR.
+//     tf32 10^6), each NaN policy and DAZ on/off, vs double_arith, and a stride vs MPFR.
 // FPCONFORM_ARITH_SCALE scales the sampled counts.
 #include <gtest/gtest.h>
 
@@ -22,10 +22,10 @@ using namespace arithtest;
 
 struct WideParam {
   std::string format;
-  u64 opref_cases;  // per op, vs op_reference
+  u64 opref_cases;  // per op, vs double_arith
   u64 mpfr_tuples;  // per op, vs MPFR
   bool mpfr_all_configs;
-  u64 minmax_cases;  // per min/max/comparison op, vs op_reference
+  u64 minmax_cases;  // per min/max/comparison op, vs double_arith
 };
 
 std::vector<WideParam> wide_params() {

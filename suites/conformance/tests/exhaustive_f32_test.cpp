@@ -2,7 +2,7 @@
 //
 // The MPFR oracle costs ~0.25 us per case, so 2^32 x 4 modes is ~1.2 core-hours per target
 // (~30 core-hours for the 23 targets): impractical. These tests therefore check emu against
-// the spec reference of spec_reference.hpp (double arithmetic written from SEMANTICS.md, no
+// the spec reference of double_convert.hpp (double arithmetic written from SEMANTICS.md, no
 // emu code, no MPFR; itself checked against the oracle in the default suite), on every input:
 //   - emu's clear path `convert(bits, f32, to, r)`, and
 //   - emu's vectorized batch path `F32Converter` (fast_convert.hpp).
@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "fpconform/conformance/conversion.hpp"
-#include "spec_reference.hpp"
+#include "fpconform/reference/double_convert.hpp"
 #include "test_formats.hpp"
 
 #if __has_include("fpconform/fast_convert.hpp")
@@ -76,7 +76,7 @@ struct Totals {
 // Every `stride`-th f32 code: emu clear path and fast path vs the spec reference.
 Totals run_all_inputs(const Format& to, const std::vector<Rounding>& configs, std::uint64_t stride) {
   const auto t0 = std::chrono::steady_clock::now();
-  const specref::Target tgt = specref::make_target(to);
+  const dref::Target tgt = dref::make_target(to);
   const Format f32 = parse_format("f32");
   constexpr std::uint64_t kBatch = 1u << 14;
   const std::uint64_t total = ((std::uint64_t{1} << 32) + stride - 1) / stride;
@@ -119,7 +119,7 @@ Totals run_all_inputs(const Format& to, const std::vector<Rounding>& configs, st
 #endif
         for (std::size_t i = 0; i < n; ++i) {
           const std::uint32_t bits = std::bit_cast<std::uint32_t>(in[i]);
-          const specref::Result s = specref::convert_f32(bits, tgt, r);
+          const dref::Result s = dref::convert_f32(bits, tgt, r);
           const Rounded e = convert(bits, f32, to, r);
           ++cases;
           if (e.bits != s.bits || e.flags.bits != s.flags) {

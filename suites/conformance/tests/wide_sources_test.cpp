@@ -8,7 +8,7 @@
 
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/reference/oracle.hpp"
-#include "spec_reference.hpp"
+#include "fpconform/reference/double_convert.hpp"
 #include "test_formats.hpp"
 
 namespace {
@@ -182,7 +182,7 @@ class SpecReferenceVsOracle : public ::testing::TestWithParam<std::string> {};
 TEST_P(SpecReferenceVsOracle, F32BoundaryInputs) {
   const Format from = parse_format("f32");
   const Format to = parse_format(GetParam());
-  const specref::Target tgt = specref::make_target(to);
+  const dref::Target tgt = dref::make_target(to);
   BoundaryOptions bo;
   bo.seed = seed();
   bo.min_total = 0;
@@ -195,7 +195,7 @@ TEST_P(SpecReferenceVsOracle, F32BoundaryInputs) {
     for (std::uint64_t i = 0; i < in.size(); ++i) {
       const std::uint64_t bits = in.code(i);
       for (const Rounding& r : configs) {
-        const specref::Result s = specref::convert_f32(static_cast<std::uint32_t>(bits), tgt, r);
+        const dref::Result s = dref::convert_f32(static_cast<std::uint32_t>(bits), tgt, r);
         const reference::OracleResult o = reference::convert(bits, from, to, r);
         ++n;
         if (s.bits != o.bits || s.flags != o.flags) {

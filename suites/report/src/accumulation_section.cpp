@@ -138,9 +138,9 @@ reports::Section accumulation_section(const ReportRun& run) {
   s.title = "Accumulation error against K (FP8 GEMM models)";
   s.paragraphs.push_back(
       "Hopper's FP8 tensor cores align 32 products to 13 fraction bits and keep an e8m13 "
-      "accumulator (FACTS.md); DeepSeek-V3 measured up to nearly 2% relative error at K = 4096 "
-      "and promoted partial sums to fp32 every 128 products. The emulated models show the same "
-      "growth, and what promotion buys.");
+      "accumulator (Khattak & Mikaitis, arXiv 2512.07004); DeepSeek-V3 measured up to nearly "
+      "2% relative error at K = 4096 and promoted partial sums to fp32 every 128 products. The "
+      "emulated models show the same growth, and what promotion buys.");
   s.plots.push_back(std::move(plot));
   hist.title = "ulp error of the 64 outputs at K = " + std::to_string(ks.back());
   s.plots.push_back(std::move(hist));

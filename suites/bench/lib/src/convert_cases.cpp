@@ -41,10 +41,9 @@ std::vector<float> make_inputs() {
 }
 
 #if FPC_BENCH_X86
-// Two conversions per step and one 32-byte store: the fastest form measured here. One
-// conversion and a 16-byte store per step ran as fast where the output was not 4 KiB-aliased
-// with the input, and up to 1.25 times slower where it was (load/store address aliasing on
-// Zen 3), which made the baseline's speed depend on where the heap put the buffers.
+// Two conversions per step and one 32-byte store: with one conversion and a 16-byte store per
+// step, the baseline's speed depends on whether the heap puts the output 4 KiB-aliased with the
+// input (load/store address aliasing; measurements in suites/bench/README.md).
 __attribute__((target("avx,f16c"))) void vcvtps2ph(const float* in, std::uint16_t* out,
                                                    std::size_t n) {
   for (std::size_t i = 0; i + 16 <= n; i += 16) {

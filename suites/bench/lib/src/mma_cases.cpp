@@ -4,7 +4,7 @@
 // once, as gemm runs them: one row of A against kCols columns of B through dot_many (the kernel
 // interleaves the columns' block chains), kCols * K MACs per iteration. Baseline: a plain fp32
 // FMA dot product of the same values, one accumulator (sum = fma(a, b, sum), the order a scalar
-// fp32 loop has). The target is absolute, 10^9 MACs/s per core; the line states it as
+// fp32 loop has). The target is absolute, 10^9 MACs/s per core; the line states it as
 // the ratio 10^9 / (baseline rate) so that it stays a comparison with something measured in the
 // same run.
 #include <cmath>

@@ -1,14 +1,14 @@
 // The exhaustive f16 binary-op sweep: for every pair (a, b) of f16 codes, the emulated op
 // (SmallFormatOp, emu's fast path, identical to apply_op) and its check against the
-// independent double-arithmetic oracle of suites/conformance (op_reference.hpp), codes and
+// independent double-arithmetic oracle of reference/ (double_arith.hpp), codes and
 // flags compared — what the `exhaustive` CTest sweeps do. Threads take rows (one a, all 65536 b);
-// both sides run in their row forms (SmallFormatOp::row, opref::Context::apply_row: the same
+// both sides run in their row forms (SmallFormatOp::row, dref::Context::apply_row: the same
 // results as their pair-by-pair calls, with the per-pair dispatch and decoding of a hoisted).
 // Full run: all 2^32 pairs. --quick: 1024 rows spread over the code space (specials included),
 // and the time for 2^32 pairs extrapolated from them (labelled so in the line's name).
 // The figure is the sweep's CPU seconds divided by the thread count: its duration on that many
 // cores of its own (the wall time on the shared machine is in a note); the baseline is the
-// issue's limit of 60 s.
+// target's limit of 60 s.
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +20,7 @@
 #include "clock.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/fast_arith.hpp"
-#include "op_reference.hpp"
+#include "fpconform/reference/double_arith.hpp"
 
 namespace fpconform::bench {
 
@@ -35,7 +35,7 @@ SweepResult sweep(Op op, const std::vector<std::uint16_t>& rows, unsigned thread
   const Format f16 = *find_builtin("f16");
   const OpOptions o;  // rne, the default NaN policy
   const SmallFormatOp fast(f16, op, o);
-  const opref::Context ctx(f16, o);
+  const dref::Context ctx(f16, o);
   std::atomic<std::size_t> next{0};
   std::atomic<std::uint64_t> bad{0};
   std::vector<double> cpu(threads);
@@ -43,7 +43,7 @@ SweepResult sweep(Op op, const std::vector<std::uint16_t>& rows, unsigned thread
     const double c0 = thread_seconds();
     std::uint64_t mism = 0;
     // Per chunk of a row: emu's row form (SmallFormatOp::row) and the oracle's
-    // (opref::Context::apply_row), each the same results as its pair-by-pair call, as
+    // (dref::Context::apply_row), each the same results as its pair-by-pair call, as
     // code | flags << 16; compared.
     constexpr std::size_t kChunk = 1024;
     std::uint32_t got[kChunk], want[kChunk];

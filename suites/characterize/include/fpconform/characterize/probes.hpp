@@ -1,5 +1,5 @@
-// Feature probes: crafted dot products (after Fasi et al. 2021, Khattak & Mikaitis HPEC 2025;
-// see ../shared/FACTS.md "Probing methods") run on a black-box Target. Each returns the cases it
+// Feature probes: crafted dot products (after Fasi, Higham, Mikaitis, Pranesh, PeerJ CS 7:e330
+// (2021), and Khattak & Mikaitis, HPEC 2025 / arXiv 2512.07004) run on a black-box Target. Each returns the cases it
 // ran, with the target's outputs, and what they show. Probes see only the Target interface.
 //
 // Two kinds: direct probes read a parameter off a threshold in the outputs (block size L: where a

@@ -1,33 +1,26 @@
-// A second, fast reference for f32 sources, written from emu/SEMANTICS.md with double
-// arithmetic. It uses neither emu's code (no decode, round_to_format or Format helpers) nor
-// the MPFR oracle; it reads only a Format's data fields. Every f32 value and every
+// The double-arithmetic reference for conversions from f32 (a second oracle beside MPFR's),
+// written from emu/SEMANTICS.md. It uses neither emu's code (no decode, round_to_format or
+// Format helpers) nor the MPFR oracle; it reads only a Format's data fields. Every f32 value and every
 // intermediate below is exact in double (at most 24 significant bits, scaled by powers of two
 // inside double's range), so no rounding error enters the decisions.
 //
-// Used by the "exhaustive" label (all 2^32 f32 inputs), where MPFR is too slow, and checked
-// against the MPFR oracle on boundary inputs in the default suite.
+// Used where MPFR is too slow (all 2^32 f32 inputs: suites/conformance, label "exhaustive");
+// checked against the MPFR oracle in reference/tests/double_oracle_test.cpp and on boundary
+// inputs in suites/conformance.
 #pragma once
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/reference/oracle.hpp"  // Format, Rounding (data types only)
 
-namespace specref {
+namespace fpconform::dref {
 
-using fpconform::Format;
-using fpconform::InfEncoding;
-using fpconform::NanEncoding;
-using fpconform::Rounding;
-using fpconform::RoundingMode;
-using fpconform::Saturation;
-using fpconform::Tininess;
 using u64 = std::uint64_t;
 using u128 = unsigned __int128;
 
-constexpr std::uint8_t kIx = 0x01, kUf = 0x02, kOf = 0x04, kInv = 0x10;
+constexpr std::uint8_t kIx = 0x01, kUf = 0x02, kOf = 0x04, kDz = 0x08, kInv = 0x10;
 
 // Exact helpers on doubles (std::ldexp / ilogb / floor are library calls; these inline).
 // 2^k for -1022 <= k <= 1023.
@@ -77,39 +70,7 @@ struct Target {
   }
 };
 
-inline Target make_target(const Format& f) {
-  Target t;
-  t.m = f.man_bits;
-  t.bias = f.bias;
-  t.exp_bits = f.exp_bits;
-  t.is_signed = f.is_signed;
-  t.subnormals = f.subnormals;
-  t.has_zero = f.has_zero;
-  t.inf = f.inf;
-  t.nan = f.nan;
-  const int width = (f.is_signed ? 1 : 0) + f.exp_bits + f.man_bits;
-  t.code_all = width >= 64 ? ~u64{0} : (u64{1} << width) - 1;
-  t.mag_all = (u64{1} << (f.exp_bits + f.man_bits)) - 1;
-  t.sign_bit = f.is_signed ? u64{1} << (width - 1) : 0;
-  t.exp_all = (u64{1} << f.exp_bits) - 1;
-  t.reserve_top = f.nan == NanEncoding::ieee || f.inf == InfEncoding::ieee;
-  t.has_negzero = f.is_signed && f.has_zero && f.nan != NanEncoding::negative_zero;
-  // inf: ieee -> E all ones, T = 0; top_code -> largest magnitude code that is not NaN.
-  if (f.inf == InfEncoding::ieee) t.inf_mag = t.exp_all << t.m;
-  else if (f.inf == InfEncoding::top_code)
-    t.inf_mag = (f.nan == NanEncoding::all_ones || f.nan == NanEncoding::max_code) ? t.mag_all - 1
-                                                                                 : t.mag_all;
-  u64 c = t.mag_all;
-  // Every code of a reserved all-ones exponent field is special: skip the field at once.
-  if (t.reserve_top) c = (t.exp_all << t.m) - 1;
-  while (t.special_mag(c)) --c;
-  t.max_mag = c;
-  t.minpos_mag = f.has_zero ? 1 : 0;
-  t.maxf = t.value(t.max_mag);
-  t.emin = (f.subnormals ? 1 : 0) - f.bias;
-  t.two_emin = std::ldexp(1.0, t.emin);
-  return t;
-}
+Target make_target(const Format& f);
 
 inline u64 nan_code(const Target& t, bool neg, u64 payload_left) {
   switch (t.nan) {
@@ -268,4 +229,4 @@ inline Result convert_f32(std::uint32_t bits, const Target& t, const Rounding& r
   return round_finite(t, a, neg, r);
 }
 
-}  // namespace specref
+}  // namespace fpconform::dref

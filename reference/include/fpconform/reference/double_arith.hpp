@@ -1,9 +1,10 @@
-// A fast, independent reference for the scalar operations (add, sub, mul, div, sqrt, mulAdd,
+// The double-arithmetic reference for the scalar operations (add, sub, mul, div, sqrt, mulAdd,
 // roundToInt, minimum/maximum(Number), comparisons), written from emu/SEMANTICS.md
 // ("Operation semantics") with double arithmetic. It uses no emu code (no decode, exact_ops,
-// round_to_format or apply_op) and not the MPFR oracle; it reads only a Format's data fields
-// (through specref::Target) and the data of Op, OpOptions and NanPolicy. The final rounding is
-// spec_reference.hpp's round_finite (itself checked against MPFR for conversions).
+// round_to_format or apply_op; only default_nan_policy(), as the MPFR oracle does) and not the
+// MPFR oracle; it reads only a Format's data fields (through dref::Target) and the data of Op,
+// OpOptions and NanPolicy. The final rounding is
+// double_convert.hpp's round_finite (itself checked against MPFR for conversions).
 //
 // Scope: formats whose every value, every product of two values and every quotient of two
 // values is a normal double with room to spare (see `supports`): f16, bf16, tf32, f32 and all
@@ -56,9 +57,9 @@
 // decoded once into a shared table; the final rounding of a value >= 2^emin that does not
 // overflow, in a deterministic mode, is done on the double's bits (round_normal: neither tiny
 // nor overflowing, so FTZ, tininess and saturation cannot matter); every other case goes to
-// specref::round_finite. round_normal is checked against round_finite on random and tie-shaped
-// doubles in arith_oracle_test (FastRoundingAgreesWithRoundFinite), and the whole reference
-// against MPFR in the default suite.
+// dref::round_finite. round_normal is checked against round_finite on random and tie-shaped
+// doubles (reference/tests/double_oracle_test.cpp and suites/conformance arith_oracle_test),
+// and the whole reference against MPFR in both.
 #pragma once
 
 #include <bit>
@@ -72,23 +73,11 @@
 #include <string>
 #include <vector>
 
-#include "fpconform/arith.hpp"  // data types only: Op, OpOptions, NanPolicy
-#include "spec_reference.hpp"
+#include "fpconform/reference/arith.hpp"  // Op, OpOptions, NanPolicy (data types only)
+#include "fpconform/reference/double_convert.hpp"
 
-namespace opref {
+namespace fpconform::dref {
 
-using fpconform::Format;
-using fpconform::NanPolicy;
-using fpconform::Op;
-using fpconform::OpOptions;
-using fpconform::Rounding;
-using fpconform::RoundingMode;
-using fpconform::Saturation;
-using specref::Result;
-using specref::Target;
-using u64 = std::uint64_t;
-
-constexpr std::uint8_t kIx = 0x01, kUf = 0x02, kOf = 0x04, kDz = 0x08, kInv = 0x10;
 #ifndef OPREF_TABLE
 #define OPREF_TABLE 1
 #endif
@@ -130,8 +119,8 @@ static_assert(sizeof(Val) == 16);
 class Context {
  public:
   Context(const Format& f, const OpOptions& o)
-      : t_(specref::make_target(f)), r_(o.rounding),
-        P_(o.nan ? *o.nan : fpconform::default_nan_policy()), exact_int_(o.exact_int) {
+      : t_(make_target(f)), r_(o.rounding),
+        P_(o.nan ? *o.nan : default_nan_policy()), exact_int_(o.exact_int) {
     fast_mode_ = r_.mode == RoundingMode::rne || r_.mode == RoundingMode::rna ||
                  r_.mode == RoundingMode::rtz || r_.mode == RoundingMode::up ||
                  r_.mode == RoundingMode::down || r_.mode == RoundingMode::odd;
@@ -157,46 +146,14 @@ class Context {
 
   // For formats of <= 16 bits, every code decoded once per (format, daz), shared.
   static std::shared_ptr<const std::vector<Val>> decode_table(const Format& f, const Target& t,
-                                                              bool daz) {
-    static std::mutex mu;
-    static std::map<std::string, std::shared_ptr<const std::vector<Val>>> cache;
-    const std::string key = table_key(f, daz);
-    std::lock_guard<std::mutex> g(mu);
-    auto& slot = cache[key];
-    if (!slot) {
-      auto v = std::make_shared<std::vector<Val>>(t.code_all + 1);
-      for (u64 c = 0; c <= t.code_all; ++c) (*v)[c] = decode_slow(t, daz, c);
-      slot = std::move(v);
-    }
-    return slot;
-  }
+                                                              bool daz);
 
   // The signed value of every code of a <= 16-bit format as a double, for the row form
   // (apply_row): finite non-zero codes exactly, every other code (zero, inf, NaN, a DAZ-flushed
   // subnormal) a quiet NaN, so that any arithmetic on it gives a NaN. Shared like decode_table.
   static std::shared_ptr<const std::vector<double>> value_table(const Format& f, const Target& t,
-                                                                bool daz) {
-    static std::mutex mu;
-    static std::map<std::string, std::shared_ptr<const std::vector<double>>> cache;
-    const auto vals = decode_table(f, t, daz);
-    std::lock_guard<std::mutex> g(mu);
-    auto& slot = cache[table_key(f, daz)];
-    if (!slot) {
-      auto v = std::make_shared<std::vector<double>>(vals->size());
-      for (std::size_t c = 0; c < vals->size(); ++c)
-        (*v)[c] = (*vals)[c].kind == Val::finite ? (*vals)[c].value()
-                                                 : std::numeric_limits<double>::quiet_NaN();
-      slot = std::move(v);
-    }
-    return slot;
-  }
-  static std::string table_key(const Format& f, bool daz) {
-    return std::to_string(f.exp_bits) + "," + std::to_string(f.man_bits) + "," +
-           std::to_string(f.bias) + "," + std::to_string(f.is_signed) + "," +
-           std::to_string(f.subnormals) + "," + std::to_string(f.has_zero) + "," +
-           std::to_string(static_cast<int>(f.inf)) + "," +
-           std::to_string(static_cast<int>(f.nan)) + (daz ? ",daz" : "");
-  }
+                                                                bool daz);
+  static std::string table_key(const Format& f, bool daz);
 
   static Val decode_slow(const Target& t, bool daz, u64 bits) {
     Val v;
@@ -206,22 +163,22 @@ class Context {
     // NaN codes first (SEMANTICS.md "Formats": special codes are checked first).
     bool is_nan = false;
     switch (t.nan) {
-      case fpconform::NanEncoding::ieee: is_nan = E == t.exp_all && T != 0; break;
-      case fpconform::NanEncoding::all_ones: is_nan = mag == t.mag_all; break;
-      case fpconform::NanEncoding::negative_zero: is_nan = bits == t.sign_bit; break;
-      case fpconform::NanEncoding::max_code: is_nan = bits == t.code_all; break;
-      case fpconform::NanEncoding::none: break;
+      case NanEncoding::ieee: is_nan = E == t.exp_all && T != 0; break;
+      case NanEncoding::all_ones: is_nan = mag == t.mag_all; break;
+      case NanEncoding::negative_zero: is_nan = bits == t.sign_bit; break;
+      case NanEncoding::max_code: is_nan = bits == t.code_all; break;
+      case NanEncoding::none: break;
     }
     bool is_inf = false;
     if (!is_nan) {
-      if (t.inf == fpconform::InfEncoding::ieee) is_inf = E == t.exp_all && T == 0;
-      else if (t.inf == fpconform::InfEncoding::top_code) is_inf = mag == t.inf_mag;
+      if (t.inf == InfEncoding::ieee) is_inf = E == t.exp_all && T == 0;
+      else if (t.inf == InfEncoding::top_code) is_inf = mag == t.inf_mag;
       // A reserved all-ones exponent field without meaning (custom formats): a quiet NaN.
       if (!is_inf && t.reserve_top && E == t.exp_all) is_nan = true;
     }
     if (is_nan) {
       v.kind = Val::nan;
-      if (t.nan == fpconform::NanEncoding::ieee && t.m >= 1 && E == t.exp_all && T != 0) {
+      if (t.nan == NanEncoding::ieee && t.m >= 1 && E == t.exp_all && T != 0) {
         const u64 q = u64{1} << (t.m - 1);
         v.signaling = (T & q) == 0;
         if (t.m >= 2)
@@ -229,7 +186,7 @@ class Context {
       }
       // Signed NaN encodings (ieee, all_ones) keep the sign; the single NaN of negative_zero
       // and max_code formats counts as positive.
-      if (t.nan == fpconform::NanEncoding::negative_zero || t.nan == fpconform::NanEncoding::max_code)
+      if (t.nan == NanEncoding::negative_zero || t.nan == NanEncoding::max_code)
         v.neg = false;
       return v;
     }
@@ -247,9 +204,9 @@ class Context {
     }
     v.kind = Val::finite;
     // The value k * 2^j (exact: k < 2^53, j within double's normal range by supports_format).
-    if (E == 0 && t.subnormals) v.mag = specref::scale(static_cast<double>(T), 1 - t.bias - t.m);
+    if (E == 0 && t.subnormals) v.mag = scale(static_cast<double>(T), 1 - t.bias - t.m);
     else
-      v.mag = specref::scale(static_cast<double>((u64{1} << t.m) + T),
+      v.mag = scale(static_cast<double>((u64{1} << t.m) + T),
                              static_cast<int>(E) - t.bias - t.m);
     return v;
   }
@@ -257,8 +214,8 @@ class Context {
   // ---- results --------------------------------------------------------------------------------
   // The default NaN (SEMANTICS.md "NaN results"); +0 with invalid in a format without NaN.
   Result default_nan(std::uint8_t flags) const {
-    if (t_.nan == fpconform::NanEncoding::none) return {0, static_cast<std::uint8_t>(flags | kInv)};
-    return {specref::nan_code(t_, P_.default_negative, P_.default_payload_ones ? ~u64{0} : 0),
+    if (t_.nan == NanEncoding::none) return {0, static_cast<std::uint8_t>(flags | kInv)};
+    return {nan_code(t_, P_.default_negative, P_.default_payload_ones ? ~u64{0} : 0),
             flags};
   }
   Result invalid(std::uint8_t flags = 0) const { return default_nan(flags | kInv); }
@@ -272,26 +229,26 @@ class Context {
       if (!first) first = ops[i];
     }
     if (!P_.propagate) return default_nan(flags);
-    return {specref::nan_code(t_, first->neg, first->payload()), flags};
+    return {nan_code(t_, first->neg, first->payload()), flags};
   }
   // Rounding a zero (conversion rules, step 4).
   Result round_zero(bool neg, std::uint8_t flags = 0) const {
     if (!t_.has_zero) return {t_.minpos_mag, static_cast<std::uint8_t>(flags | kUf | kIx)};
-    return specref::zero_result(t_, neg, flags);
+    return zero_result(t_, neg, flags);
   }
   // Rounding an infinity (steps 2 and 3).
   Result round_inf(bool neg, std::uint8_t flags = 0) const {
     if (!t_.is_signed && neg) return unsigned_negative(flags);
     const u64 sgn = neg ? t_.sign_bit : 0;
-    if (t_.inf != fpconform::InfEncoding::none && r_.sat != Saturation::finite)
+    if (t_.inf != InfEncoding::none && r_.sat != Saturation::finite)
       return {t_.inf_mag | sgn, flags};
-    if (r_.sat == Saturation::finite || t_.nan == fpconform::NanEncoding::none)
+    if (r_.sat == Saturation::finite || t_.nan == NanEncoding::none)
       return {t_.max_mag | sgn, static_cast<std::uint8_t>(flags | kOf | kIx)};
-    return {specref::nan_code(t_, neg, 0), static_cast<std::uint8_t>(flags | kInv)};
+    return {nan_code(t_, neg, 0), static_cast<std::uint8_t>(flags | kInv)};
   }
   Result unsigned_negative(std::uint8_t flags) const {
-    if (t_.nan == fpconform::NanEncoding::none) return {0, static_cast<std::uint8_t>(flags | kInv)};
-    return {specref::nan_code(t_, false, 0), static_cast<std::uint8_t>(flags | kInv)};
+    if (t_.nan == NanEncoding::none) return {0, static_cast<std::uint8_t>(flags | kInv)};
+    return {nan_code(t_, false, 0), static_cast<std::uint8_t>(flags | kInv)};
   }
   // Rounding a finite non-zero x given as RO(x) (or x itself when exact).
   Result round_value(double x, std::uint8_t flags = 0) const {
@@ -299,14 +256,14 @@ class Context {
     if (!t_.is_signed && neg) return unsigned_negative(flags);
     Result res;
     if (!fast_mode_ || !round_normal(neg ? -x : x, neg, res, r_.mode))
-      res = specref::round_finite(t_, neg ? -x : x, neg, r_);
+      res = round_finite(t_, neg ? -x : x, neg, r_);
     res.flags |= flags;
     return res;
   }
 
   // The common case on the bits of the double: |x| >= 2^emin (neither tiny before nor after
   // rounding, so FTZ and tininess do not matter), no overflow, a deterministic mode. Returns
-  // false to leave every other case to specref::round_finite. The truncated code is
+  // false to leave every other case to round_finite. The truncated code is
   // ((e + bias) << m) + (fraction >> s); rounding away adds 1, which carries into the exponent
   // field exactly when the value reaches the next binade. "Odd"/"even" is the truncated
   // code's last bit (for m = 0 the exponent field's, as SEMANTICS.md says).
@@ -339,14 +296,14 @@ class Context {
   // An operand returned as the result (min/max): re-encoded exactly, no flags, no FTZ.
   Result encode_exact(const Val& v) const {
     switch (v.kind) {
-      case Val::zero: return specref::zero_result(t_, v.neg, 0);
+      case Val::zero: return zero_result(t_, v.neg, 0);
       case Val::inf: return {t_.inf_mag | (v.neg ? t_.sign_bit : 0), 0};
-      case Val::nan: return {specref::nan_code(t_, v.neg, v.payload()), 0};
+      case Val::nan: return {nan_code(t_, v.neg, v.payload()), 0};
       case Val::finite: break;
     }
     Result r;  // exact: no rounding happens, the mode does not matter
     if (round_normal(v.mag, v.neg, r, RoundingMode::rne)) return r;
-    return specref::round_finite(t_, v.mag, v.neg, Rounding{});
+    return round_finite(t_, v.mag, v.neg, Rounding{});
   }
 
   // ---- exact results rounded to odd ---------------------------------------------------------
@@ -441,7 +398,7 @@ class Context {
     if (zero_inf) {
       if (c.kind == Val::nan && !c.signaling) {
         const std::uint8_t fl = P_.invalid_for_zero_times_inf_plus_qnan ? kInv : 0;
-        if (P_.propagate) return {specref::nan_code(t_, c.neg, c.payload()), fl};
+        if (P_.propagate) return {nan_code(t_, c.neg, c.payload()), fl};
         return default_nan(fl);
       }
       if (c.kind != Val::nan) return invalid();
@@ -466,13 +423,13 @@ class Context {
     double n = a.mag;
     double f = 0;
     if (a.mag < 9007199254740992.0) {  // 2^53: below it, floor is exact through u64
-      n = specref::floor_pos(a.mag);
+      n = floor_pos(a.mag);
       f = a.mag - n;
     }
     std::uint8_t flags = 0;
     if (f != 0) {
       const bool odd = std::fmod(n, 2.0) != 0;
-      if (specref::away(f, odd, a.neg, r_)) n += 1;
+      if (away(f, odd, a.neg, r_)) n += 1;
       if (exact_int_) flags |= kIx;
     }
     if (n == 0) return round_zero(a.neg, flags);
@@ -628,7 +585,7 @@ class Context {
     const std::int64_t tiny_floor =
         (t_.subnormals && t_.has_zero && t_.m >= 1 && !r_.ftz) ? -1075 : 0;
     const std::int64_t tiny_doubt =
-        r_.tininess == fpconform::Tininess::before_rounding ? -1000000 : -1;
+        r_.tininess == Tininess::before_rounding ? -1000000 : -1;
     const u64 negzero_bad = t_.has_negzero ? 0 : 1;
     const u64 ov0 = pack(overflow_[0]), ov1 = pack(overflow_[1]);
     for (std::size_t i = 0; i < n; ++i) {
@@ -744,9 +701,9 @@ class Context {
     return static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags) << 16);
   }
   void apply_row(Op op, u64 a, u64 b0, std::size_t n, std::uint32_t* out) const {
-    if (!values_) throw std::logic_error("opref::Context::apply_row: formats of <= 16 bits only");
+    if (!values_) throw std::logic_error("dref::Context::apply_row: formats of <= 16 bits only");
     if (a > t_.code_all || b0 > t_.code_all || n > t_.code_all + 1 - b0)
-      throw std::out_of_range("opref::Context::apply_row: code out of range");
+      throw std::out_of_range("dref::Context::apply_row: code out of range");
     const int k = op == Op::add ? 0 : op == Op::sub ? 1 : op == Op::mul ? 2 : op == Op::div ? 3 : -1;
     auto one = [&](u64 b) {
       const u64 ops[3] = {a, b, 0};
@@ -788,4 +745,4 @@ inline Result apply_op(Op op, const Format& f, const u64* operands, const OpOpti
   return Context(f, o).apply(op, operands);
 }
 
-}  // namespace opref
+}  // namespace fpconform::dref
