@@ -117,7 +117,7 @@ void mma_cases(const Settings& s, Sink& sink) {
     c.target = c.baseline > 0 ? 1e9 / c.baseline : 1;
     sink.add(c);
   }
-  s.note("mma: target = 1e9 MAC/s / the fp32 FMA dot's rate (the issue's absolute 10^9 MACs/s "
+  s.note("mma: target = 1e9 MAC/s / the fp32 FMA dot's rate (an absolute 10^9 MACs/s "
          "per core, as a ratio to this run's baseline)");
 }
 
