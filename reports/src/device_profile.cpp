@@ -103,9 +103,7 @@ std::string device_profile_stem(const characterize::Characterization& c) {
 
 std::string write_device_profile(const characterize::Characterization& c, const std::string& dir,
                                  std::string_view fpconform_version) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error("--out-dir", "cannot create '" + dir + "': " + ec.message());
+  prepare_output_dir(dir, "--out-dir");
   const std::string stem = (std::filesystem::path(dir) / device_profile_stem(c)).string();
   write_file_atomically(stem + ".json", device_profile_json(c, fpconform_version).dump(2) + "\n",
                         "--out-dir");

@@ -125,9 +125,8 @@ std::string to_csv(const Table& t) {
 }
 
 void write_report(const Document& d, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(dir) / "tables", ec);
-  if (ec) throw Error("--out", "cannot create '" + dir + "': " + ec.message());
+  prepare_output_dir(dir, "--out");
+  prepare_output_dir((std::filesystem::path(dir) / "tables").string(), "--out");
   const std::filesystem::path p(dir);
   for (const auto& s : d.sections)
     for (const auto& t : s.tables) write_file_atomically((p / "tables" / (t.id + ".csv")).string(), to_csv(t), "--out");

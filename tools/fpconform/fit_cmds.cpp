@@ -32,12 +32,14 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--in", o->in, "format of a and b (default: the header, or the dump folder's name)");
   sub->add_option("--out", o->out, "format of c and d (default: the header, or the one d_ file)");
   sub->add_flag("--c-zero", o->c_zero, "the rows were recorded with C = 0 (H100 fp8 dumps, fp32 out)");
-  sub->add_option("--json", o->json, "also write the report as JSON to this file");
+  sub->add_option("--json", o->json, "also write the report as JSON to this file (-: stdout)");
   sub->add_option("--seed", o->seed, "seed of the probe search (default 1)");
   sub->add_option("--probes", o->probes, "cases the probe search tries at most (default 4000)");
   sub->add_option("--threads", o->threads, "threads for the fit (default: FPCONFORM_THREADS, else all cores)");
   sub->add_flag("--all", o->all, "list every matching set (default: the first 40)");
   commands.push_back({sub, [o] {
+                        // Refuse a --json that is not a file before the fit, not after.
+                        if (!o->json.empty() && o->json != "-") reports::check_output_file(o->json, "--json");
                         characterize::RowsOptions ro;
                         ro.in = o->in;
                         ro.out = o->out;
@@ -53,7 +55,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                         report.max_listed = o->all ? 0 : 40;
                         // Atomically: an interrupted fit leaves no half-written JSON.
                         if (!o->json.empty())
-                          reports::write_file_atomically(
+                          reports::write_output(
                               o->json, characterize::fit_report_json(r, rows, report), "--json");
                         std::fputs(characterize::fit_report_text(r, rows, report).c_str(), stdout);
                         return r.matching.empty() ? 1 : 0;

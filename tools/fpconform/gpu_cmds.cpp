@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,12 +80,12 @@ std::vector<gpu::MmaVerdict> judge_mma(
   for (const auto& t : trees)
     if (const std::string dir = device_dir(t.device, o); !dir.empty()) trees_by_dir[dir].push_back(t);
   for (const auto& [dir, vs] : by_dir) {
+    reports::prepare_output_dir(dir, o.devices.empty() ? "--out" : "--devices");
     for (const auto& v : vs) {
       if (v.rows == 0 || v.presets.empty()) continue;
       const std::string path = reports::write_device_profile(gpu::mma_characterization(v), dir, FPCONFORM_VERSION);
       std::printf("profile written to %s (and .md)\n", path.c_str());
     }
-    fs::create_directories(dir);
     const std::string md = (fs::path(dir) / "mma.md").string();
     const auto& ts = trees_by_dir[dir];
     reports::write_file_atomically(md, gpu::mma_summary_markdown(vs) + (ts.empty() ? "" : "\n" + gpu::fprev_markdown(ts)),
@@ -119,6 +119,8 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_flag("--no-fit", o->no_fit, "skip the passive fit");
   sub->add_option("--threads", o->threads, "threads for the passive fit (default: all cores)");
   commands.push_back({sub, [o] {
+    // Refuse an --out that is not a directory before the analysis, not after.
+    if (!o->out.empty()) reports::prepare_output_dir(o->out, "--out");
     gpu::AnalysisOptions options;
     options.max_digest_chunks = o->digest_chunks;
     options.run_samples = o->run_samples;
@@ -146,10 +148,11 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
       if (v.status != "ok") ++not_run;
       else if (v.checked == 0 && v.digest_chunks == 0) {
         if (!o->out.empty()) {
-          fs::create_directories(fs::path(o->out) / "rows");
-          std::ofstream f(fs::path(o->out) / "rows" / (v.job + ".rows"));
-          gpu::write_dot_rows(r, f);
-          if (!f) throw Error(o->out, "cannot write rows for " + v.job);
+          const std::string rows_dir = (fs::path(o->out) / "rows").string();
+          reports::prepare_output_dir(rows_dir, "--out");
+          std::ostringstream text;
+          gpu::write_dot_rows(r, text);
+          reports::write_file_atomically((fs::path(rows_dir) / (v.job + ".rows")).string(), text.str(), "--out");
         }
         if (gpu::is_fprev_result(r)) {
           try {
@@ -183,10 +186,7 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
         " as expected, " + std::to_string(trees_missed) + " differ), " + std::to_string(not_run) + " not run";
     std::printf("%s\n", summary.c_str());
     if (!o->out.empty()) {
-      fs::create_directories(o->out);
-      std::ofstream f(fs::path(o->out) / "verdicts.txt");
-      f << report << summary << "\n";
-      if (!f) throw Error(o->out, "cannot write verdicts.txt");
+      reports::write_file_atomically((fs::path(o->out) / "verdicts.txt").string(), report + summary + "\n", "--out");
     }
     // A kernel that a preset should model and does not, or whose summation tree is not the
     // expected model's, is a finding: exit 1, like a conversion.

@@ -12,6 +12,7 @@
 #include "fpconform/characterize/cuda_target.hpp"
 #include "fpconform/characterize/order.hpp"
 #include "fpconform/error.hpp"
+#include "fpconform/reports/atomic_file.hpp"
 #include "fpconform/reports/device_profile.hpp"
 
 namespace fpconform::cli {
@@ -71,6 +72,10 @@ int run_probe(const ProbeArgs& a) {
   if (!a.out.empty()) out = parse_format(a.out, "--out");
   if (a.target.rfind("cuda:", 0) != 0 && (a.cuda.offline() || !a.cuda.runner.empty()))
     throw Error("--target", "--runner, --plan-out and --results are for cuda: targets");
+  // Outputs that are not what they should be are refused before the characterization.
+  if (!a.out_dir.empty()) reports::prepare_output_dir(a.out_dir, "--out-dir");
+  if (!a.cuda.plan_out.empty()) reports::prepare_output_dir(a.cuda.plan_out, "--plan-out");
+  if (!a.checkpoint.empty()) reports::check_output_file(a.checkpoint, "--checkpoint");
   auto target = a.target.rfind("cuda:", 0) == 0
                     ? characterize::make_cuda_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target", a.cuda)
                     : characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");

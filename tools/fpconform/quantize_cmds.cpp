@@ -72,7 +72,7 @@ void add_quantize_commands(CLI::App& app, std::vector<Command>& commands) {
                           write_matrix(o->scales,
                                        Matrix{q.rows / q.block_rows, q.cols / q.block_cols,
                                               rule_scale_format(rule), q.scales},
-                                       o->hex);
+                                       o->hex, "--scales");
                         std::fprintf(stderr, "fpconform quantize: %d x %d in %d x %d blocks, rule %s%s; flags %s\n",
                                      x.rows, x.cols, spec.block_rows, spec.block_cols, rule.name.c_str(),
                                      q.tensor_scale ? ", with a per-tensor scale" : "",

@@ -112,8 +112,7 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
   commands.push_back({sub, [a] {
                         // Refuse an unwritable --out before minutes of sweeps, not after.
                         std::error_code ec;
-                        std::filesystem::create_directories(a->out, ec);
-                        if (ec) throw Error("--out", "cannot create '" + a->out + "': " + ec.message());
+                        reports::prepare_output_dir(a->out, "--out");
                         reports::write_file_atomically(a->out + "/.fpconform-write-check", "", "--out");
                         std::remove((a->out + "/.fpconform-write-check").c_str());
                         report::ReportRun run;

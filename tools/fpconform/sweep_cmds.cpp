@@ -155,9 +155,14 @@ int run_sweep(const SweepArgs& a) {
   const Subject subject = subject_of(a, configs);
   const auto inputs = inputs_of(a.inputs, *subject.all);
   if (!(a.checkpoint_every >= 0)) throw Error("--checkpoint-every", "must be 0 or more seconds");
+  // "-o -" is standard output, as no -o is; any other -o must be a file we may replace, refused
+  // now rather than after the sweep.
+  const bool to_stdout = a.output.empty() || a.output == "-";
+  if (!to_stdout) reports::check_output_file(a.output, "-o");
   const std::string path = !a.checkpoint.empty() ? a.checkpoint
-                           : !a.output.empty()   ? a.output + ".checkpoint"
+                           : !to_stdout          ? a.output + ".checkpoint"
                                                  : "";
+  if (!path.empty()) reports::check_output_file(path, "--checkpoint");
   if (a.resume && path.empty())
     throw Error("--resume", "needs --checkpoint PATH or -o FILE (whose checkpoint is FILE.checkpoint)");
   const std::string args = canonical_args(a, subject.canonical, modes, sats);
@@ -231,7 +236,7 @@ int run_sweep(const SweepArgs& a) {
     return 128 + signo;
   }
   const std::string text = result_text(r, a);
-  if (!a.output.empty()) {
+  if (!to_stdout) {
     reports::write_file_atomically(a.output, text, "-o");
   } else {
     std::fputs(text.c_str(), stdout);
@@ -269,7 +274,7 @@ void add_sweep_command(CLI::App& app, std::vector<Command>& commands) {
       ->capture_default_str();
   sub->add_option("--threads", a->threads, "worker threads (0: FPCONFORM_THREADS, else all cores); "
                                            "the result does not depend on it");
-  sub->add_option("-o,--output", a->output, "write the result here (atomically) instead of stdout");
+  sub->add_option("-o,--output", a->output, "write the result here (atomically) instead of stdout (-: stdout)");
   sub->add_option("--checkpoint", a->checkpoint, "checkpoint file (default with -o: FILE.checkpoint)");
   sub->add_flag("--resume", a->resume, "continue the run saved in the checkpoint");
   sub->add_option("--checkpoint-every", a->checkpoint_every, "seconds between checkpoints")

@@ -83,10 +83,11 @@ std::string hex(const Format& f, std::uint64_t code) {
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  if (!path.empty()) reports::write_file_atomically(path, j.dump(2) + "\n", "--json");
+  if (!path.empty()) reports::write_output(path, j.dump(2) + "\n", "--json");
 }
 
 int run_validate(const ValidateArgs& o) {
+  if (!o.json.empty() && o.json != "-") reports::check_output_file(o.json, "--json");
   const Format in = parse_format(o.in, "--in");
   const Format out = parse_format(o.out, "--out");
   std::array<int, 3> mkn{0, 0, 0};
@@ -264,7 +265,7 @@ void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_flag("--batch-invariance", o->batch_invariance,
                 "rows alone vs in the batch: --against D_ALONE, or --model with --split-k-alone");
   sub->add_option("--split-k-alone", o->split_k_alone, "split-K a kernel uses for a single row");
-  sub->add_option("--json", o->json, "write the results as JSON (atomically)");
+  sub->add_option("--json", o->json, "write the results as JSON (atomically; -: stdout)");
   sub->add_flag("--allow-nan", o->allow_nan, "accept NaN operands (validate NaN propagation)");
   commands.push_back({sub, [o, sub] {
                         o->argv.clear();

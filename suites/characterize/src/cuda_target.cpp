@@ -175,7 +175,9 @@ std::string CudaTarget::write_next_round() const {
   std::error_code ec;
   fs::create_directories(options_.plan_out, ec);
   int round = 1;
-  while (fs::exists(fs::path(options_.plan_out) / ("round-" + std::to_string(round) + ".plan"))) ++round;
+  // symlink_status: a dangling link named like a plan is taken, not written through.
+  while (fs::exists(fs::symlink_status(fs::path(options_.plan_out) / ("round-" + std::to_string(round) + ".plan"))))
+    ++round;
   gpu::Plan plan;
   constexpr std::size_t kRowsPerJob = 4096;  // results stay small; a failed job loses little
   for (std::size_t first = 0; first < pending_order_.size(); first += kRowsPerJob) {

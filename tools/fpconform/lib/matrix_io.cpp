@@ -179,9 +179,6 @@ Matrix read_npy(const std::string& path, const Format& f, std::string_view what,
   return m;
 }
 
-void write_atomically(const std::string& path, const std::string& bytes) {
-  reports::write_file_atomically(path, bytes, "-o");
-}
 
 }  // namespace
 
@@ -223,7 +220,7 @@ Matrix read_raw_matrix(const std::string& path, const Format& f, int rows, int c
   return m;
 }
 
-void write_matrix(const std::string& path, const Matrix& m, bool hex) {
+void write_matrix(const std::string& path, const Matrix& m, bool hex, std::string_view what) {
   std::string bytes;
   if (ends_with(path, ".npy")) {
     const bool floats = m.format.name == "f16" || m.format.name == "f32" || m.format.name == "f64";
@@ -256,7 +253,7 @@ void write_matrix(const std::string& path, const Matrix& m, bool hex) {
     }
     bytes = out.str();
   }
-  write_atomically(path, bytes);
+  reports::write_output(path, bytes, what);
 }
 
 }  // namespace fpconform::cli

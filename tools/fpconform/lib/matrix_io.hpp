@@ -26,7 +26,9 @@ Matrix read_raw_matrix(const std::string& path, const Format& f, int rows, int c
 
 // Writes `m` to `path` atomically (a temporary file, then rename): .npy as raw codes in the
 // smallest unsigned type that holds them (float32/float16/float64 values for f32/f16/f64),
-// otherwise CSV with exact decimal values (hex raw codes when `hex`).
-void write_matrix(const std::string& path, const Matrix& m, bool hex);
+// otherwise CSV with exact decimal values (hex raw codes when `hex`). "-" writes the CSV to
+// standard output; a path that is not a regular file is refused (reports::write_output), errors
+// naming `what`.
+void write_matrix(const std::string& path, const Matrix& m, bool hex, std::string_view what = "-o");
 
 }  // namespace fpconform::cli

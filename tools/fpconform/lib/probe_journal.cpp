@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "fpconform/error.hpp"
+#include "fpconform/reports/atomic_file.hpp"
 
 namespace fpconform::cli {
 
@@ -43,6 +44,7 @@ std::string hex16(std::uint64_t v) {
 JournalTarget::JournalTarget(characterize::Target& inner, const std::string& path,
                              const std::string& args, bool resume, const std::atomic<bool>* stop)
     : inner_(inner), path_(path), stop_(stop) {
+  reports::check_output_file(path, "--checkpoint");  // appended to, so never a link or a device
   const std::string header = std::string(kMagic) + "\ncommand probe\nargs " + args + "\n";
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);

@@ -164,6 +164,6 @@ bad_arg "--to: missing" --from f16
 bad_arg "not both" --op add --format f16 --from f16 --to e4m3
 bad_arg "give --from and --to (a conversion) or --op and --format" --inputs 10
 mkdir -p dir.d
-bad_arg "--checkpoint: 'dir.d' is a directory" --from e2m1 --to e4m3 --checkpoint dir.d --resume
+bad_arg "--checkpoint: 'dir.d' is not a regular file (a directory)" --from e2m1 --to e4m3 --checkpoint dir.d --resume
 
 finish "sweep resume"

@@ -1,0 +1,136 @@
+// The fpconform command line (app.hpp): the App, the argument rewriting, the exit status.
+#include "app.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "fpconform/error.hpp"
+#include "fpconform/testfloat/run.hpp"
+
+#ifndef FPCONFORM_VERSION
+#define FPCONFORM_VERSION "0.0.0"
+#endif
+
+namespace fpconform::cli {
+
+namespace {
+
+// Options of `sub` that take a value, with their dashes ("--to", "-n").
+std::set<std::string> value_options(const CLI::App& sub) {
+  std::set<std::string> names;
+  for (const CLI::Option* o : sub.get_options()) {
+    if (o->get_expected_max() == 0 || !o->nonpositional()) continue;  // flags, positionals
+    for (const auto& l : o->get_lnames()) names.insert("--" + l);
+    for (const auto& s : o->get_snames()) names.insert("-" + s);
+  }
+  return names;
+}
+
+// CLI11 2.1 reads "-5" into an unsigned option as 2^64 - 5; every unsigned option of every
+// command refuses negative numbers instead.
+// (CLI::NonNegativeNumber would say "not in range 0 to 1.797...e308".)
+void refuse_negative_unsigned(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& text) -> std::string {
+        const auto first = text.find_first_not_of(" \t");
+        if (first != std::string::npos && text[first] == '-')
+          return "'" + text + "' is negative; a count or size is expected";
+        return {};
+      },
+      "UINT");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* o : sub->get_options())
+      if (o->get_type_name() == "UINT") o->check(non_negative);
+}
+
+}  // namespace
+
+CliApp make_app() {
+  CliApp c;
+  c.app = std::make_unique<CLI::App>(
+      "fpconform " FPCONFORM_VERSION
+      ": bit-exact models of low-precision floating-point formats (bf16, fp8, fp6, fp4, "
+      "P3109), checked against an MPFR oracle",
+      "fpconform");
+  CLI::App& app = *c.app;
+  app.set_version_flag("--version", "fpconform " FPCONFORM_VERSION);
+  app.require_subcommand(1);
+  add_formats_command(app, c.commands);
+  add_convert_command(app, c.commands);
+  add_testfloat_commands(app, c.commands);
+  add_report_command(app, c.commands);
+  add_matrix_commands(app, c.commands);
+  add_quantize_commands(app, c.commands);
+  add_probe_command(app, c.commands);
+  add_fit_command(app, c.commands);
+  add_validate_command(app, c.commands);
+  add_bench_command(app, c.commands);
+  add_sweep_command(app, c.commands);
+  add_gpu_analyze_command(app, c.commands);
+  add_tolerance_command(app, c.commands);
+
+  refuse_negative_unsigned(app);
+
+  return c;
+}
+
+int run(std::vector<std::string> args) {
+  CliApp cli = make_app();
+  CLI::App& app = *cli.app;
+  const std::vector<Command>& commands = cli.commands;
+  std::string unknown_command;  // the first word, if it names no command
+  // Find the subcommand; give TestFloat's spellings to gen/ver/eval, and keep negative numbers
+  // from looking like options.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    CLI::App* sub = nullptr;
+    for (const auto& c : commands)
+      if (c.app->get_name() == args[i]) sub = c.app;
+    if (!sub) {
+      if (!args[i].empty() && args[i][0] != '-') {
+        unknown_command = args[i];
+        break;
+      }
+      continue;
+    }
+    if (sub->get_name() == "gen" || sub->get_name() == "ver" || sub->get_name() == "eval") {
+      std::vector<std::string> tail(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      tail = testfloat::rewrite_testfloat_args(tail);
+      args.resize(i + 1);
+      args.insert(args.end(), tail.begin(), tail.end());
+    }
+    args = positionals_last(args, value_options(*sub), i);
+    break;
+  }
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector last-first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    if (app.exit(e) == 0) return 0;
+    if (!unknown_command.empty()) {
+      std::string names;
+      for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c.app->get_name();
+      std::fprintf(stderr, "fpconform: unknown command '%s' (commands: %s)\n",
+                   unknown_command.c_str(), names.c_str());
+    }
+    return 2;
+  }
+  for (const auto& c : commands) {
+    if (!c.app->parsed()) continue;
+    try {
+      return c.run();
+    } catch (const Error& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "fpconform: %s\n", printable_message(e.what()).c_str());
+      return 2;
+    }
+  }
+  return 2;
+}
+
+}  // namespace fpconform::cli
