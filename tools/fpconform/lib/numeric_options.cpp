@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli_args.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/threads.hpp"
 
@@ -19,13 +20,12 @@ std::string real_text(double v) {
     std::snprintf(b, sizeof b, "%.0f", v);
     return b;
   }
-  std::snprintf(b, sizeof b, "%.17g", v);
   // The shortest spelling that reads back as v.
-  for (int digits = 1; digits <= 17; ++digits) {
-    char s[40];
-    std::snprintf(s, sizeof s, "%.*g", digits, v);
-    if (std::strtod(s, nullptr) == v) return s;
+  for (int digits = 1; digits < 17; ++digits) {
+    std::snprintf(b, sizeof b, "%.*g", digits, v);
+    if (std::strtod(b, nullptr) == v) return b;
   }
+  std::snprintf(b, sizeof b, "%.17g", v);
   return b;
 }
 
@@ -34,7 +34,8 @@ std::string with_note(const std::string& range, const std::string& note) {
 }
 
 [[noreturn]] void refuse(std::string_view place, const std::string& range, std::string_view text) {
-  throw Error(std::string(place), "must be " + range + ", got " + std::string(text));
+  // Escaped and cut: the text may be a 10^6-character or binary argument.
+  throw Error(std::string(place), "must be " + range + ", got " + printable_message(text));
 }
 
 // Sign and decimal digits: the magnitude, saturated above 2^64 - 1 (then `overflow`).

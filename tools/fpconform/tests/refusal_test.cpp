@@ -48,6 +48,14 @@ TEST(NumericOptions, IntegersInRange) {
     EXPECT_NE(error_of([&] { parse_integer_in(bad, "--worst", 0, 1000000); }), "") << bad;
 }
 
+TEST(NumericOptions, TheTextIsShownEscapedAndCut) {
+  EXPECT_EQ(error_of([] { parse_integer_in(std::string("1\x01", 2), "--worst", 0, 9); }),
+            "--worst: must be an integer in 0..9, got 1\\x01");
+  const std::string msg = error_of([] { parse_integer_in(std::string(100000, '9'), "--worst", 0, 9); });
+  EXPECT_LT(msg.size(), 400u) << msg;
+  EXPECT_NE(msg.find("(100000 characters)"), std::string::npos) << msg;
+}
+
 TEST(NumericOptions, UnsignedCountsAndSeeds) {
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
   EXPECT_EQ(parse_unsigned_in("18446744073709551615", "--seed", 0, kMax), kMax);
