@@ -1,6 +1,7 @@
 // describe_params / parse_model: FdpaParams <-> key=value text, one table of fields.
 #include "fpconform/fdpa_spec.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <functional>
@@ -44,6 +45,10 @@ int to_int(std::string_view v, const std::string& where, bool allow_none = false
   if (allow_none && v == "none") return INT_MIN;
   int out = 0;
   const auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+  // Beyond int: saturate, so that the field's range check names the range (block=99999999999
+  // gets the same message as block=100).
+  if (r.ec == std::errc::result_out_of_range && r.ptr == v.data() + v.size())
+    return v[0] == '-' ? INT_MIN + 1 : INT_MAX;
   if (r.ec != std::errc() || r.ptr != v.data() + v.size())
     throw Error(where, "'" + std::string(v) + "' is not an integer" + (allow_none ? " or none" : ""));
   return out;
@@ -190,6 +195,7 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
   std::string_view rest = text.substr(kCustom.size());
   FdpaParams p;
   bool first = true;
+  std::vector<std::string_view> seen;  // keys given: a second one would silently win
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
@@ -199,6 +205,9 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
     if (eq == std::string_view::npos || eq == 0)
       throw Error(std::string(what), "'" + std::string(item) + "' is not key=value");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw Error(std::string(what), "parameter '" + std::string(key) + "' given twice");
+    seen.push_back(key);
     if (key == "base") {
       if (!first) throw Error(where, "base= must come first");
       p = find_matrix_unit(value, in, out, what);
@@ -220,8 +229,24 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
   }
   if (p.structure == FdpaStructure::tree && p.tree.empty())
     throw Error(std::string(what), "structure=tree needs tree=(...) (a sum tree over c and the products)");
-  if (p.block < 0 || p.block > 4096) throw Error(std::string(what), "block must be 0..4096");
-  if (p.frac_bits < 0 || p.frac_bits > 200) throw Error(std::string(what), "frac_bits must be 0..200");
+  // block and frac_bits: the ranges the structure takes (emu/src/fdpa.cpp), checked here so that
+  // every out-of-range value gets the same message, whatever its size.
+  {
+    const bool fused = p.structure == FdpaStructure::fused;
+    const int lo = fused || p.structure == FdpaStructure::pairwise ? 1 : 0, hi = fused ? 64 : 4096;
+    if (p.block < lo || p.block > hi)
+      throw Error(std::string(what),
+                  "block must be " + std::to_string(lo) + ".." + std::to_string(hi) + " with structure=" +
+                      std::string(structure_name(p.structure)) +
+                      " (fused 1..64, pairwise 1..4096, exact 0..4096 where 0 is all of K, sequential and "
+                      "tree 0..4096, unused), got " +
+                      std::to_string(p.block));
+    const int fhi = fused ? 100 : 200;
+    if (p.frac_bits < 0 || p.frac_bits > fhi)
+      throw Error(std::string(what), "frac_bits must be 0.." + std::to_string(fhi) + " with structure=" +
+                                         std::string(structure_name(p.structure)) + ", got " +
+                                         std::to_string(p.frac_bits));
+  }
   if (p.scale_block < 0 || p.scale_block > 4096)
     throw Error(std::string(what), "scale_block must be 0..4096");
   if (p.subsum < 0 || p.subsum > 64) throw Error(std::string(what), "subsum must be 0..64");

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -756,8 +757,7 @@ TEST_P(FastConvertExhaustive, All32BitInputs) {
   if (!std::getenv("FPCONFORM_EXHAUSTIVE"))
     GTEST_SKIP() << "set FPCONFORM_EXHAUSTIVE=1 (ctest -L exhaustive) to run all 2^32 inputs";
   const Format f = *find_builtin(GetParam());
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  if (const char* t = std::getenv("FPCONFORM_THREADS")) threads = std::max(1, std::atoi(t));
+  const unsigned threads = default_thread_count();
   for (RM mode : {RM::rne, RM::rtz, RM::up, RM::down})
     for (Saturation sat : {Saturation::none, Saturation::finite}) {
       Rounding r;

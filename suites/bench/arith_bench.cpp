@@ -22,6 +22,7 @@
 
 #include <time.h>
 
+#include "fpconform/threads.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/fast_arith.hpp"
 #include "fpconform/format.hpp"
@@ -79,14 +80,7 @@ __attribute__((target("avx512fp16,avx512f,avx512bw"))) void native_fp16(BOp op, 
 }
 #endif
 
-unsigned threads() {
-  if (const char* e = std::getenv("FPCONFORM_THREADS")) {
-    const long v = std::strtol(e, nullptr, 10);
-    if (v > 0) return static_cast<unsigned>(v);
-  }
-  const unsigned h = std::thread::hardware_concurrency();
-  return h ? h : 1;
-}
+unsigned threads() { return fpconform::default_thread_count(); }
 
 struct Pairs {
   std::vector<u16> a, b;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "numeric_options.hpp"
 #include "commands.hpp"
 #include "fpconform/error.hpp"
 #ifdef FPCONFORM_HAVE_BENCH
@@ -28,7 +29,7 @@ void add_bench_command(CLI::App& app, std::vector<Command>& commands) {
                 "(extrapolated to 2^32 pairs), shorter timings");
   sub->add_flag("--smoke", o->smoke,
                 "Seconds: tiny sizes and timings; checks the output's form, not the speed");
-  sub->add_option("--threads", o->threads, "Threads for the f16 sweep (default: every core)");
+  add_threads_option(sub, o->threads, "Threads for the f16 sweep (default: FPCONFORM_THREADS, else every core)");
   sub->add_option("--python", o->python,
                   "Python with numpy and ml_dtypes for their baselines (FPCONFORM_PYTHON "
                   "overrides; default python3)");

@@ -4,7 +4,9 @@
 #include <string>
 #include <thread>
 
+#include "numeric_options.hpp"
 #include "commands.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/characterize/fit.hpp"
 #include "fpconform/characterize/rows.hpp"
 #include "fpconform/conformance/conversion.hpp"
@@ -33,11 +35,13 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--out", o->out, "format of c and d (default: the header, or the one d_ file)");
   sub->add_flag("--c-zero", o->c_zero, "the rows were recorded with C = 0 (H100 fp8 dumps, fp32 out)");
   sub->add_option("--json", o->json, "also write the report as JSON to this file (-: stdout)");
-  sub->add_option("--seed", o->seed, "seed of the probe search (default 1)");
-  sub->add_option("--probes", o->probes, "cases the probe search tries at most (default 4000)");
-  sub->add_option("--threads", o->threads, "threads for the fit (default: FPCONFORM_THREADS, else all cores)");
+  sub->add_option("--seed", o->seed, "seed of the probe search (default 1)")->check(unsigned_in(0, std::numeric_limits<std::uint64_t>::max()));
+  sub->add_option("--probes", o->probes, "cases the probe search tries at most (default 4000)")
+      ->check(integer_in(0, 10000000));
+  add_threads_option(sub, o->threads, "threads for the fit (default: FPCONFORM_THREADS, else all cores)");
   sub->add_flag("--all", o->all, "list every matching set (default: the first 40)");
   commands.push_back({sub, [o] {
+                        const unsigned threads = resolve_threads(o->threads);  // before any work
                         // Refuse a --json that is not a file before the fit, not after.
                         if (!o->json.empty() && o->json != "-") reports::check_output_file(o->json, "--json");
                         characterize::RowsOptions ro;
@@ -48,7 +52,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                         characterize::FitOptions fo;
                         fo.seed = o->seed;
                         fo.probe_budget = o->probes;
-                        fo.threads = o->threads ? o->threads : conformance::default_threads();
+                        fo.threads = threads;
                         const characterize::FitResult r = characterize::fit(rows.in, rows.out, rows.cases, fo);
                         characterize::FitReportOptions report;
                         report.rows_path = o->rows;

@@ -3,6 +3,7 @@
 #include "fpconform/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "matrix_io.hpp"
+#include "numeric_options.hpp"
 
 namespace fpconform::cli {
 
@@ -10,14 +11,17 @@ void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required) {
   auto* model = sub->add_option("--model", g.model, "preset (fpconform models) or custom:key=value,...");
   if (model_required) model->required();
   sub->add_option("--acc", g.acc, "the unit's output/accumulator format (default: f32)");
-  sub->add_option("--promote", g.promote, "add partial sums into fp32 every N products (0: off)");
-  sub->add_option("--split-k", g.split_k, "cut K into S slices, reduce their results");
+  sub->add_option("--promote", g.promote, "add partial sums into fp32 every N products (0: off)")
+      ->check(integer_in(0, kMaxLength, "0: off"));
+  sub->add_option("--split-k", g.split_k, "cut K into S slices, reduce their results")
+      ->check(integer_in(1, kMaxLength, "and at most K"));
   sub->add_option("--reduction", g.reduction, "sequential | pairwise (split-K)");
   sub->add_flag("--reverse-k", g.reverse_k, "walk K from the last product to the first");
   sub->add_option("--scale-a", g.scale_a, "fp32 scales of A per promotion group (M x K/N)");
   sub->add_option("--scale-b", g.scale_b, "fp32 scales of B per group (K/N x N, or x N/cols)");
   sub->add_option("--scale-b-block-cols", g.scale_b_block_cols,
-                  "columns of B sharing one scale (128 for 128x128 weight blocks)");
+                  "columns of B sharing one scale (128 for 128x128 weight blocks)")
+      ->check(integer_in(1, kMaxLength));
   sub->add_option("--block-scale-a", g.block_scale_a,
                   "in-unit block scales of A (MX/NVFP4 units: M x K/scale_block)");
   sub->add_option("--block-scale-b", g.block_scale_b, "in-unit block scales of B (K/scale_block x N)");

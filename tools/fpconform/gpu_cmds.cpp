@@ -12,7 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "numeric_options.hpp"
 #include "commands.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/gpu/analysis.hpp"
 #include "fpconform/gpu/fprev_tree.hpp"
@@ -63,7 +65,7 @@ std::vector<gpu::MmaVerdict> judge_mma(
   mo.max_digest_chunks = o.digest_chunks;
   mo.fit = !o.no_fit;
   mo.fit_rows = o.fit_rows;
-  mo.threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  mo.threads = resolve_threads(o.threads);
   std::vector<gpu::MmaVerdict> verdicts;
   std::map<std::string, std::vector<gpu::MmaVerdict>> by_dir;
   for (const auto& [key, results] : by_kernel) {
@@ -111,14 +113,18 @@ void add_gpu_analyze_command(CLI::App& app, std::vector<Command>& commands) {
   auto o = std::make_shared<Opts>();
   sub->add_option("results", o->paths, "result files (.res) or folders holding them")->required();
   sub->add_option("--out", o->out, "write verdicts.txt and rows/<job>.rows here (e.g. reports/devices/<gpu>)");
-  sub->add_option("--digest-chunks", o->digest_chunks, "chunk digests recomputed per result (default 64)");
-  sub->add_option("--run-samples", o->run_samples, "random inputs checked per conversion sweep (default 65536)");
+  sub->add_option("--digest-chunks", o->digest_chunks, "chunk digests recomputed per result (default 64)")
+      ->check(unsigned_in(0, 1000000));
+  sub->add_option("--run-samples", o->run_samples, "random inputs checked per conversion sweep (default 65536)")
+      ->check(unsigned_in(0, 1000000000));
   sub->add_option("--devices", o->devices,
                   "write MMA device profiles and mma.md to DEVICES/<gpu>/ (gpu from the results, e.g. reports/devices)");
-  sub->add_option("--fit-rows", o->fit_rows, "rows given to the passive fit when no preset matches (default 2000)");
+  sub->add_option("--fit-rows", o->fit_rows, "rows given to the passive fit when no preset matches (default 2000)")
+      ->check(unsigned_in(0, 100000000));
   sub->add_flag("--no-fit", o->no_fit, "skip the passive fit");
-  sub->add_option("--threads", o->threads, "threads for the passive fit (default: all cores)");
+  add_threads_option(sub, o->threads, "threads for the passive fit (default: FPCONFORM_THREADS, else all cores)");
   commands.push_back({sub, [o] {
+    (void)resolve_threads(o->threads);  // a bad FPCONFORM_THREADS before any work
     // Refuse an --out that is not a directory before the analysis, not after.
     if (!o->out.empty()) reports::prepare_output_dir(o->out, "--out");
     gpu::AnalysisOptions options;

@@ -55,7 +55,8 @@ void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
     add_gemm_options(sub, o->g, true);
     sub->add_option("--in", o->in, "format of A and B")->required();
     sub->add_option("--out", o->out, "format of D")->required();
-    sub->add_option("--a", o->a, "A (M x K)")->required();
+    sub->add_option("--a", o->a, "A (M x K): CSV, or .npy of float16/32/64 values or of raw codes "
+                                 "(uint8/16/32/64: exactly the format's width)")->required();
     sub->add_option("--b", o->b, "B (K x N)")->required();
     sub->add_option("--c", o->c, "C (M x N, in the accumulator format)");
     sub->add_option("-o", o->d, "D, written atomically (.npy or CSV)")->required();

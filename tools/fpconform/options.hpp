@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "numeric_options.hpp"
 #include "fpconform/testfloat/function.hpp"
 
 namespace fpconform::cli {
@@ -33,7 +34,7 @@ struct RoundingOptionSet {
     if (stochastic) {
       random_opt = sub->add_option("--random", random,
                                    "Random bits for stochastic rounding (decimal or 0x hex)");
-      sr_bits_opt = sub->add_option("--sr-bits", sr_bits, "Number of random bits (1..64)");
+      sr_bits_opt = sub->add_option("--sr-bits", sr_bits, "Number of random bits")->check(integer_in(1, 64));
     } else {
       random_opt = sr_bits_opt = nullptr;
     }

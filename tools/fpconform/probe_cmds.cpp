@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "numeric_options.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
 #include "probe_journal.hpp"
@@ -17,6 +18,11 @@
 
 namespace fpconform::cli {
 namespace {
+
+// The longest block of the fused structure (emu/src/fdpa.cpp: block 1..64): a --max-k below it
+// would let the block-size probe see only the start of a longer block and the validation never
+// reach its end, so a model with a wrong block could agree on every case.
+constexpr int kMinProbeK = 64;
 
 struct ProbeArgs {
   std::string target, in, out, out_dir, checkpoint;
@@ -152,10 +158,15 @@ void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--in", a->in, "input format (emu targets; cpu targets have fixed formats)");
   sub->add_option("--out", a->out, "output format");
   sub->add_option("--out-dir", a->out_dir, "write the device profile (JSON + Markdown) here");
-  sub->add_option("--cases", a->cases, "fresh validation cases")->capture_default_str();
-  sub->add_option("--max-k", a->max_k, "longest dot product in validation")->capture_default_str();
-  sub->add_option("--order-k", a->order_k, "k for the summation-order recovery")->capture_default_str();
-  sub->add_option("--seed", a->seed, "seed of every random choice")->capture_default_str();
+  sub->add_option("--cases", a->cases, "fresh validation cases")->capture_default_str()->check(unsigned_in(1, 1000000000));
+  sub->add_option("--max-k", a->max_k, "longest dot product the probes and the validation use")
+      ->capture_default_str()
+      ->check(integer_in(kMinProbeK, 4096, "the block-size probe must reach the family's largest block, " +
+                                               std::to_string(kMinProbeK)));
+  sub->add_option("--order-k", a->order_k, "k for the summation-order recovery")
+      ->capture_default_str()
+      ->check(integer_in(2, 256));
+  sub->add_option("--seed", a->seed, "seed of every random choice")->capture_default_str()->check(unsigned_in(0, std::numeric_limits<std::uint64_t>::max()));
   sub->add_option("--checkpoint", a->checkpoint,
                   "journal the target's answers here; SIGINT/SIGTERM/kill -9 leave it to --resume");
   sub->add_flag("--resume", a->resume, "continue the run journaled in --checkpoint");

@@ -16,8 +16,10 @@
 #include <memory>
 #include <sstream>
 
+#include "numeric_options.hpp"
 #include "commands.hpp"
 #include "fpconform/error.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/report/report_content.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 #include "report_checkpoint.hpp"
@@ -91,8 +93,8 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--out,-o", a->out, "Directory for index.html, report.md, results.json, tables/")
       ->capture_default_str();
   sub->add_flag("--full", a->full, "Larger samples (the default suite's sweeps; much longer)");
-  sub->add_option("--seed", a->seed, "Seed for the sampled inputs")->capture_default_str();
-  sub->add_option("--threads", a->threads, "Worker threads (0: all cores)");
+  sub->add_option("--seed", a->seed, "Seed for the sampled inputs")->capture_default_str()->check(unsigned_in(0, std::numeric_limits<std::uint64_t>::max()));
+  add_threads_option(sub, a->threads, "Worker threads (0: FPCONFORM_THREADS, else all cores)");
   sub->add_option("--devices", a->devices, "Recorded device profiles to include")->capture_default_str();
   sub->add_flag("--resume", a->resume,
                 "Continue the interrupted run whose finished sections are kept in OUT/.report.checkpoint");
@@ -108,7 +110,8 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--unit-cases", a->unit_cases,
                   "Fresh validation cases per unit in matrix-units (0: " + std::to_string(report::kUnitCasesQuick) +
                       ", with --full " + std::to_string(report::kUnitCasesFull) + ")")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(unsigned_in(0, 1000000000));
   commands.push_back({sub, [a] {
                         // Refuse an unwritable --out before minutes of sweeps, not after.
                         std::error_code ec;
@@ -118,7 +121,7 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
                         report::ReportRun run;
                         run.quick = !a->full;
                         run.seed = a->seed;
-                        run.threads = a->threads;
+                        run.threads = resolve_threads(a->threads);  // FPCONFORM_THREADS checked now
                         run.devices_dir = a->devices;
                         run.version = FPCONFORM_VERSION;
                         run.progress = show_progress;

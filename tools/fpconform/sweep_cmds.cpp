@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 
+#include "numeric_options.hpp"
 #include "checkpoint.hpp"
 #include "commands.hpp"
 #include "fpconform/conformance/arith_sweep.hpp"
@@ -271,14 +272,16 @@ void add_sweep_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--subnormal", a->subnormal, "ftz/daz/tininess combinations: plain, ftz, pairwise, full")
       ->capture_default_str();
   sub->add_option("--max-counterexamples", a->max_counterexamples, "counter-examples to show")
-      ->capture_default_str();
-  sub->add_option("--threads", a->threads, "worker threads (0: FPCONFORM_THREADS, else all cores); "
-                                           "the result does not depend on it");
+      ->capture_default_str()
+      ->check(unsigned_in(0, 1000000));
+  add_threads_option(sub, a->threads, "worker threads (0: FPCONFORM_THREADS, else all cores); "
+                                      "the result does not depend on it");
   sub->add_option("-o,--output", a->output, "write the result here (atomically) instead of stdout (-: stdout)");
   sub->add_option("--checkpoint", a->checkpoint, "checkpoint file (default with -o: FILE.checkpoint)");
   sub->add_flag("--resume", a->resume, "continue the run saved in the checkpoint");
   sub->add_option("--checkpoint-every", a->checkpoint_every, "seconds between checkpoints")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(real_in(0, 86400));
   commands.push_back({sub, [a] { return run_sweep(*a); }});
 }
 

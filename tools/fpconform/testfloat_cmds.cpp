@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "numeric_options.hpp"
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "eval_once.hpp"
@@ -96,10 +97,11 @@ void add_testfloat_commands(CLI::App& app, std::vector<Command>& commands) {
                            "Generate TestFloat lines `operands result flags`, results from the "
                            "MPFR oracle",
                            *a);
-    sub->add_option("--level", a->level, "1 or 2 (TestFloat -level)")->capture_default_str();
+    sub->add_option("--level", a->level, "1 or 2 (TestFloat -level)")->capture_default_str()->check(integer_in(1, 2));
     sub->add_option("-n", a->n, "Number of cases (default 100000 at level 1, 1000000 at 2; "
-                                "the pattern set is always complete)");
-    sub->add_option("--seed", a->seed, "Seed of the random cases")->capture_default_str();
+                                "the pattern set is always complete)")
+        ->check(unsigned_in(0, 1000000000000, "0: the level's default"));
+    sub->add_option("--seed", a->seed, "Seed of the random cases")->capture_default_str()->check(unsigned_in(0, std::numeric_limits<std::uint64_t>::max()));
     sub->add_flag("--exhaustive", a->exhaustive,
                   "Every operand code (at most 32 operand bits: pairs of 16-bit codes, "
                   "triples of 8-bit ones)");

@@ -5,10 +5,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "numeric_options.hpp"
 #include "commands.hpp"
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/validate/summary.hpp"
 #include "gemm_args.hpp"
 #include "matrix_io.hpp"
@@ -87,6 +89,7 @@ void write_json(const std::string& path, const nlohmann::json& j) {
 }
 
 int run_validate(const ValidateArgs& o) {
+  const unsigned threads = default_thread_count();  // a bad FPCONFORM_THREADS before any work
   if (!o.json.empty() && o.json != "-") reports::check_output_file(o.json, "--json");
   const Format in = parse_format(o.in, "--in");
   const Format out = parse_format(o.out, "--out");
@@ -192,7 +195,7 @@ int run_validate(const ValidateArgs& o) {
     throw Error("--tolerance", "'" + o.tolerance + "' is not model");
   q.model_bound = o.tolerance == "model";
   q.worst = o.worst;
-  q.threads = conformance::default_threads();  // FPCONFORM_THREADS, else all cores
+  q.threads = threads;
 
   if (!o.element.empty()) {
     int r = -1, col = -1;
@@ -245,26 +248,31 @@ void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
   add_gemm_options(sub, o->g, false);
   sub->add_option("--in", o->in, "format of A and B")->required();
   sub->add_option("--out", o->out, "format of D")->required();
-  sub->add_option("--a", o->a, "A (M x K): .npy, CSV (decimal or hex), or .bin/.raw with --shape");
+  sub->add_option("--a", o->a, "A (M x K): .npy (float16/32/64 values, or raw codes as uint8/16/32/64 of exactly the "
+                                 "format's width), CSV (decimal or hex), or .bin/.raw with --shape");
   sub->add_option("--b", o->b, "B (K x N)");
   sub->add_option("--c", o->c, "C (M x N)");
   sub->add_option("--d", o->d, "the kernel's D (M x N)");
   sub->add_option("--reference", o->reference, "exact: the correctly rounded result (MPFR/GMP)");
   sub->add_option("--rounding", o->rounding, "rounding of the exact reference (rne)");
-  sub->add_option("--max-ulp", o->max_ulp, "tolerance: ulp distance to the first expectation");
-  sub->add_option("--max-rel", o->max_rel, "tolerance: relative error");
-  sub->add_option("--tolerance", o->tolerance, "model: bit-exact to --model, else within the bound its model implies per element");
-  sub->add_option("--worst", o->worst, "how many of the worst elements to list")->capture_default_str();
+  sub->add_option("--max-ulp", o->max_ulp, "tolerance: ulp distance to the first expectation")
+      ->check(real_in(0, kMaxTolerance));
+  sub->add_option("--max-rel", o->max_rel, "tolerance: relative error")->check(real_in(0, kMaxTolerance));
+  sub->add_option("--worst", o->worst, "how many of the worst elements to list")
+      ->capture_default_str()
+      ->check(integer_in(0, 1000000));
   sub->add_option("--element", o->element, "R,C: show one element's operands and results");
   sub->add_option("--shape", o->shape, "M,K,N for raw little-endian .bin/.raw files");
   sub->add_option("--against", o->against, "a second implementation's D to compare with");
   sub->add_flag("--logits", o->logits, "with --against: D (mu) and D2 (pi) are logits");
   sub->add_option("--tokens", o->tokens, "with --logits: token ids, one per row (else sampled)");
-  sub->add_option("--max-kl", o->max_kl, "with --logits: fail when the mean KL(mu||pi) exceeds this");
-  sub->add_option("--seed", o->seed, "seed for sampled tokens")->capture_default_str();
+  sub->add_option("--max-kl", o->max_kl, "with --logits: fail when the mean KL(mu||pi) exceeds this")
+      ->check(real_in(0, kMaxTolerance));
+  sub->add_option("--seed", o->seed, "seed for sampled tokens")->capture_default_str()->check(unsigned_in(0, std::numeric_limits<std::uint64_t>::max()));
   sub->add_flag("--batch-invariance", o->batch_invariance,
                 "rows alone vs in the batch: --against D_ALONE, or --model with --split-k-alone");
-  sub->add_option("--split-k-alone", o->split_k_alone, "split-K a kernel uses for a single row");
+  sub->add_option("--split-k-alone", o->split_k_alone, "split-K a kernel uses for a single row")
+      ->check(integer_in(1, kMaxLength));
   sub->add_option("--json", o->json, "write the results as JSON (atomically; -: stdout)");
   sub->add_flag("--allow-nan", o->allow_nan, "accept NaN operands (validate NaN propagation)");
   commands.push_back({sub, [o, sub] {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fpconform/threads.hpp"
 #include "fpconform/block_scale.hpp"
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/reports/atomic_file.hpp"
@@ -232,7 +233,7 @@ ConversionReport run_conversion_report(const ReportOptions& opt) {
   ConversionReport rep;
   rep.quick = opt.quick;
   rep.seed = opt.seed;
-  rep.threads = opt.threads ? opt.threads : default_threads();
+  rep.threads = resolve_threads(opt.threads, "threads");
   const std::vector<std::string> srcs =
       opt.sources.empty() ? (opt.quick ? quick_sources() : full_sources()) : opt.sources;
   const std::vector<std::string> tgts =

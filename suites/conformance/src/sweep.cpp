@@ -16,6 +16,7 @@
 
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/error.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/reference/oracle.hpp"
 
 namespace fpconform::conformance {
@@ -153,14 +154,7 @@ InputSet InputSet::strided(const InputSet& in, std::uint64_t count) {
       std::to_string(count) + " evenly spaced of " + in.description());
 }
 
-unsigned default_threads() {
-  if (const char* e = std::getenv("FPCONFORM_THREADS")) {
-    const long v = std::strtol(e, nullptr, 10);
-    if (v > 0) return static_cast<unsigned>(v);
-  }
-  const unsigned h = std::thread::hardware_concurrency();
-  return h ? h : 1;
-}
+unsigned default_threads() { return default_thread_count(); }
 
 // ---- the sweep ----------------------------------------------------------------------------------
 
@@ -263,7 +257,7 @@ SweepResult run_sweep(const InputSet& inputs, const std::vector<Rounding>& confi
   }
   const std::uint64_t start = state.done, remaining = n - start;
 
-  unsigned threads = opt.threads ? opt.threads : default_threads();
+  unsigned threads = resolve_threads(opt.threads, "threads");
   const std::uint64_t chunk =
       opt.chunk ? opt.chunk
                 : std::clamp<std::uint64_t>(remaining / (std::uint64_t{threads} * 16), 8, 4096);

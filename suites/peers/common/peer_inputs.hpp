@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fpconform/threads.hpp"
 #include "fpconform/convert.hpp"
 #include "fpconform/format.hpp"
 
@@ -156,9 +157,7 @@ inline std::vector<std::uint64_t> f64_sample(const std::vector<Format>& targets,
 
 // Runs body(begin, end) over [0, n) split across FPCONFORM_THREADS threads (else the machine's).
 inline void parallel_for(std::uint64_t n, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
-  unsigned t = std::max(1u, std::thread::hardware_concurrency());
-  if (const char* e = std::getenv("FPCONFORM_THREADS"); e && std::atoi(e) > 0)
-    t = static_cast<unsigned>(std::atoi(e));
+  unsigned t = default_thread_count();
   if (n < (1u << 16)) t = 1;
   std::vector<std::thread> threads;
   const std::uint64_t chunk = (n + t - 1) / t;

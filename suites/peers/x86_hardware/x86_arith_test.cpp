@@ -41,6 +41,7 @@
 #include <thread>
 #include <vector>
 
+#include "fpconform/threads.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/format.hpp"
 
@@ -75,12 +76,7 @@ u64 env_u64(const char* name, u64 fallback) {
   return fallback;
 }
 
-unsigned threads() {
-  const u64 t = env_u64("FPCONFORM_THREADS", 0);
-  if (t > 0) return static_cast<unsigned>(t);
-  const unsigned h = std::thread::hardware_concurrency();
-  return h ? h : 1;
-}
+unsigned threads() { return fpconform::default_thread_count(); }
 
 enum class HwOp { add, sub, mul, div, sqrt, fma };
 constexpr const char* kOpName[] = {"add", "sub", "mul", "div", "sqrt", "fma"};

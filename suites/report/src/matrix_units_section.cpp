@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "fpconform/threads.hpp"
 #include "fpconform/characterize/characterize.hpp"
 #include "fpconform/characterize/target.hpp"
 #include "fpconform/convert.hpp"
@@ -208,7 +209,7 @@ reports::Section matrix_units_section(const ReportRun& run) {
   std::vector<UnitOutcome> outcomes(names.size());
   std::vector<std::exception_ptr> errors(names.size());
   UnitProgress progress(run, names.size());
-  unsigned workers = run.threads ? run.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = resolve_threads(run.threads, "threads");
   workers = std::min<unsigned>(workers, static_cast<unsigned>(names.size()));
   std::atomic<std::size_t> next{0};
   auto work = [&] {

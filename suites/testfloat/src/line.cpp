@@ -14,6 +14,23 @@ int hex_value(char c) {
   return -1;
 }
 
+// A field as a message shows it: control bytes as \xNN, since a NUL would end the message there.
+std::string shown(std::string_view field) {
+  std::string out;
+  for (char c : field) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) {
+      static const char* const kHex = "0123456789ABCDEF";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string count_of(int n, const char* unit) {
   return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
 }
@@ -59,7 +76,7 @@ std::string to_hex(std::uint64_t v, int digits) {
 bool parse_hex_field(std::string_view field, int digits, int bits, std::uint64_t& out,
                      std::string& error, std::string_view format_name) {
   std::string quoted(1, '\'');  // built by appending: GCC 12 warns (-Wrestrict) on "'" + s
-  quoted.append(field).push_back('\'');
+  quoted.append(shown(field)).push_back('\'');
   if (static_cast<int>(field.size()) != digits) {
     error = quoted + ": expected " + count_of(digits, "hex digit");
     if (!format_name.empty())
@@ -122,7 +139,7 @@ std::string parse_line(std::string_view text, const Signature& sig, LineKind kin
   if (!parse_hex_field(fields[n + 1], kFlagDigits, 8, flags, error))
     return "field " + std::to_string(n + 2) + " (flags) " + error;
   if (flags & ~std::uint64_t{kFlagMask})
-    return "field " + std::to_string(n + 2) + " (flags) '" + std::string(fields[n + 1]) +
+    return "field " + std::to_string(n + 2) + " (flags) '" + shown(fields[n + 1]) +
            "': bits outside TestFloat's mask 1F";
   out.flags = static_cast<std::uint8_t>(flags);
   return {};

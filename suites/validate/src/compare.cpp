@@ -103,6 +103,9 @@ Comparison compare_outputs(const Matrix& got, const Matrix& want, std::string ag
 }
 
 bool within(const Comparison& c, double max_ulp, double max_rel) {
+  // A NaN limit compares false both ways and would pass anything.
+  if (std::isnan(max_ulp)) throw Error("max_ulp", "a tolerance must be a number, not NaN");
+  if (std::isnan(max_rel)) throw Error("max_rel", "a tolerance must be a number, not NaN");
   if (c.nan_mismatch) return false;
   if (max_ulp < 0 && max_rel < 0) return c.bit_exact + c.same_value == c.total;
   if (max_ulp >= 0 && static_cast<double>(c.max_ulp) > max_ulp) return false;

@@ -6,6 +6,7 @@
 #include <mpfr.h>
 
 #include "fpconform/error.hpp"
+#include "fpconform/threads.hpp"
 #include "fpconform/reference/dot.hpp"
 #include "fpconform/validate/model_bound.hpp"
 
@@ -17,7 +18,7 @@ ExactResult exact_gemm(const Matrix& a, const Matrix& b, const Matrix* c, const 
   const std::size_t n = static_cast<std::size_t>(a.rows) * b.cols;
   res.rounded.codes.resize(n);
   res.value.resize(n);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = resolve_threads(threads, "threads");
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, a.rows)));
   auto work = [&](unsigned t) {
     reference::ExactAccumulator acc;
@@ -104,7 +105,13 @@ ValidateReport validate_kernel(const ValidateRequest& q) {
   } else if (q.max_ulp < 0 && q.max_rel < 0) {
     rep.tolerance = "bit-exact";
   } else {
-    if (q.max_ulp >= 0) rep.tolerance = "max " + std::to_string(static_cast<long long>(q.max_ulp)) + " ulp";
+    if (q.max_ulp >= 0) {
+      // Printed from the double: no integer conversion to overflow on a huge limit.
+      char buf[64];
+      std::snprintf(buf, sizeof buf, q.max_ulp == std::floor(q.max_ulp) && q.max_ulp < 1e19 ? "max %.0f ulp" : "max %.17g ulp",
+                    q.max_ulp);
+      rep.tolerance = buf;
+    }
     if (q.max_rel >= 0) {
       char buf[48];
       std::snprintf(buf, sizeof buf, "max relative error %.3g", q.max_rel);

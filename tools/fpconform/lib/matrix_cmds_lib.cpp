@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli_args.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
@@ -33,11 +34,12 @@ std::string_view rule_name(OutputRule r) {
 // One hex word (optional 0x) holding a code of f.
 std::uint64_t parse_code(std::string_view w, const Format& f, const std::string& where) {
   if (w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) w.remove_prefix(2);
-  if (w.empty() || w.size() > 16) throw Error(where, "'" + std::string(w) + "' is not a hex code");
+  // Escaped: a NUL in the word would end the message there.
+  if (w.empty() || w.size() > 16) throw Error(where, "'" + printable_message(w) + "' is not a hex code");
   std::uint64_t v = 0;
   for (char ch : w) {
     if (!std::isxdigit(static_cast<unsigned char>(ch)))
-      throw Error(where, "'" + std::string(w) + "' is not a hex code");
+      throw Error(where, "'" + printable_message(w) + "' is not a hex code");
     v = v * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0' : (std::tolower(ch) - 'a' + 10));
   }
   if (v & ~f.code_mask())

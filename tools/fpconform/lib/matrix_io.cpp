@@ -22,6 +22,16 @@ namespace fpconform::cli {
 
 namespace {
 
+// Bytes per raw code of f: the smallest of 1, 2, 4, 8 that holds its width (tf32 in 4).
+int storage_bytes(const Format& f) {
+  return f.width() <= 8 ? 1 : f.width() <= 16 ? 2 : f.width() <= 32 ? 4 : 8;
+}
+
+std::string raw_dtype_name(const Format& f) {
+  return "uint" + std::to_string(8 * storage_bytes(f)) + " (or a " + std::to_string(storage_bytes(f)) +
+         "-byte void dtype such as ml_dtypes')";
+}
+
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -99,7 +109,15 @@ std::string header_value(const std::string& header, const std::string& key, cons
   ++v;
   while (v < header.size() && header[v] == ' ') ++v;
   std::size_t end = v;
-  if (v < header.size() && header[v] == '(') end = header.find(')', v) + 1;
+  if (v < header.size() && header[v] == '[') {
+    // A structured dtype: a list of fields, possibly nested; the whole list is the value.
+    int depth = 0;
+    for (end = v; end < header.size(); ++end) {
+      if (header[end] == '[') ++depth;
+      if (header[end] == ']' && --depth == 0) break;
+    }
+    end = end < header.size() ? end + 1 : std::string::npos;
+  } else if (v < header.size() && header[v] == '(') end = header.find(')', v) + 1;
   else if (v < header.size() && header[v] == '\'') end = header.find('\'', v + 1) + 1;
   else end = header.find_first_of(",}", v);
   if (end == std::string::npos || end <= v) throw Error(where, "malformed npy header");
@@ -135,11 +153,17 @@ Matrix read_npy(const std::string& path, const Format& f, std::string_view what,
   // shape: "(R, C)" only.
   long long r = -1, c = -1;
   char tail = 0;
-  if (std::sscanf(shape.c_str(), "(%lld, %lld%c", &r, &c, &tail) != 3 || tail != ')' || r <= 0 || c <= 0)
+  if (std::sscanf(shape.c_str(), "(%lld, %lld%c", &r, &c, &tail) != 3 || tail != ')' || r < 0 || c < 0)
     throw Error(path, "expected a 2-D array, shape is " + shape);
+  if (r == 0 || c == 0)
+    throw Error(path, "shape " + shape + " has an empty dimension (" + (r == 0 ? "no rows" : "no columns") +
+                          "): a matrix needs at least one row and one column");
   // Rows and columns are ints, and rows * cols * size must not wrap (a header may say anything).
   if (r > INT_MAX || c > INT_MAX || r * c > (1ll << 48))
     throw Error(path, "shape " + shape + " is too large");
+  if (!descr.empty() && descr[0] == '[')
+    throw Error(path, "dtype " + descr + " is a structured dtype (named fields), which is not "
+                      "supported: save a plain 2-D array of float16/32/64 values or raw codes");
   const std::string type = descr.size() >= 3 ? descr.substr(1, descr.size() - 2) : "";
   if (type.empty() || (type[0] != '<' && type[0] != '|'))
     throw Error(path, "dtype " + descr + ": only little-endian data is read");
@@ -149,6 +173,14 @@ Matrix read_npy(const std::string& path, const Format& f, std::string_view what,
   const bool is_raw = (kind == 'u' || kind == 'V') && (size == 1 || size == 2 || size == 4 || size == 8);
   if (!is_float && !is_raw)
     throw Error(path, "dtype " + descr + " is neither float16/32/64 nor raw codes (uint8..uint64)");
+  // Raw codes only in the width fpconform writes them: a uint8 array given for bf16 holds
+  // small integers or another format's codes, never bf16 codes, and reading it as codes would
+  // turn a matrix of ones into subnormals.
+  if (is_raw && size != storage_bytes(f))
+    throw Error(path, "dtype " + descr + " holds " + std::to_string(size) + "-byte raw codes, but " +
+                          f.name + " codes are " + std::to_string(storage_bytes(f)) +
+                          " bytes wide: save " + f.name + " codes as " + raw_dtype_name(f) +
+                          ", or values as float16/32/64");
   const std::size_t count = static_cast<std::size_t>(r) * static_cast<std::size_t>(c);
   const std::size_t body = offset + header_len;
   if (data.size() - body != count * size)

@@ -1,5 +1,6 @@
 // Matrices in and out of the CLI: .npy (NumPy format 1.0-3.0; float16/32/64 values, or
-// unsigned integers / void fields holding raw codes) and text (CSV or whitespace-separated;
+// unsigned integers / void fields holding raw codes, in exactly the format's storage width:
+// uint8 for 8-bit formats and narrower, uint16 for bf16/f16, ...) and text (CSV or whitespace-separated;
 // each cell a decimal or hex-float value, or 0x raw bits). Values must be exactly representable
 // in the target format: a kernel's inputs are codes, and silently rounding them would hide a
 // mismatch. Every error names file:line[:column] (text) or the file and the element (.npy).

@@ -154,7 +154,7 @@ expect_ver_err "bits not fitting" "line 1: field 1 '1F': does not fit in 4 bits"
 expect_ver_err "eval malformed" "line 1:" '1\n' -- eval f32_to_e4m3
 expect_err "unknown function" "FUNCTION: unknown function 'f32e4m3'" -- ver f32e4m3
 expect_err "function with unknown format" "unknown format 'e4m9x'" -- gen f32_to_e4m9x
-expect_err "gen level" "--level: must be 1 or 2" -- gen f32_to_e4m3 -level 7
+expect_err "gen level" "--level: must be an integer in 1..2, got 7" -- gen f32_to_e4m3 -level 7
 expect_err "gen exhaustive f64" "--exhaustive" -- gen f64_to_f32 --exhaustive
 expect_err "gen profile" "--profile" -- gen f32_to_e4m3 --profile nvidia
 

@@ -79,7 +79,7 @@ printf 'garbage\n' >garbage
 refuse "not a checkpoint" "bad.j:1: not an fpconform checkpoint" garbage
 sed '5s/^answer \(.\)/answer X/' sigint.saved >damaged
 refuse "damaged record" "bad.j:5: damaged checkpoint" damaged
-refuse "other arguments" "bad.j:3: a checkpoint of a run with other arguments" sigint.saved --max-k 32
+refuse "other arguments" "bad.j:3: a checkpoint of a run with other arguments" sigint.saved --max-k 96
 printf 'fpconform-checkpoint 1\ncommand sweep\nargs x\n' >sweepish
 refuse "checkpoint of another command" "bad.j:2: a checkpoint of 'fpconform sweep', not of 'fpconform probe'" sweepish
 cp sigint.saved keep.j

@@ -1,5 +1,6 @@
 // The order of the groups: the short in-cache ones first, the long stream and sweep last.
 #include "fpconform/bench/suite.hpp"
+#include "fpconform/threads.hpp"
 
 #include <thread>
 
@@ -15,7 +16,7 @@ int run_suite(const Options& options, std::ostream& out, std::ostream& notes) {
   s.min_time = options.level == Level::full ? 0.1 : options.level == Level::quick ? 0.04 : 0.002;
   s.rounds = options.level == Level::smoke ? 1 : options.level == Level::quick ? 7 : 11;
   s.python = options.python;
-  s.threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  s.threads = resolve_threads(options.threads, "--threads");
   s.notes = &notes;
 #if defined(__x86_64__) || defined(__i386__)
   s.note(std::string("cpu: avx2 ") + (__builtin_cpu_supports("avx2") ? "yes" : "no") +
