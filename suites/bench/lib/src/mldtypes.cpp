@@ -59,17 +59,19 @@ MlDtypesRates mldtypes_rates(const Settings& s, const std::vector<float>& in) {
   MlDtypesRates res;
   std::string python = s.python;
   if (const char* e = std::getenv("FPCONFORM_PYTHON"); e && *e) python = e;
-  char data_path[] = "/tmp/fpconform-bench-XXXXXX";
-  const int fd = mkstemp(data_path);
-  if (fd < 0) {
-    s.note("ml_dtypes baselines skipped: cannot create a temporary file");
+  // A private directory (mode 0700) holds both files, so no other user can plant a link at
+  // either name between their creation and their use.
+  char dir_path[] = "/tmp/fpconform-bench-XXXXXX";
+  if (!mkdtemp(dir_path)) {
+    s.note("ml_dtypes baselines skipped: cannot create a temporary directory");
     return res;
   }
-  const std::string script_path = std::string(data_path) + ".py";
+  const std::string data_path = std::string(dir_path) + "/inputs.f32";
+  const std::string script_path = std::string(dir_path) + "/baseline.py";
   {
-    FILE* f = fdopen(fd, "wb");
-    std::fwrite(in.data(), sizeof(float), in.size(), f);
-    std::fclose(f);
+    std::ofstream(data_path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(in.data()),
+               static_cast<std::streamsize>(in.size() * sizeof(float)));
     std::ofstream(script_path) << kScript;
   }
   const std::string cmd = shell_quote(python) + " " + shell_quote(script_path) + " " +
@@ -83,8 +85,9 @@ MlDtypesRates mldtypes_rates(const Settings& s, const std::vector<float>& in) {
     if (st != 0 && text.find("rate ") == std::string::npos)
       text = "skip " + python + " failed (status " + std::to_string(st) + "): " + text;
   }
-  unlink(data_path);
+  unlink(data_path.c_str());
   unlink(script_path.c_str());
+  rmdir(dir_path);
   std::istringstream lines(text);
   for (std::string l; std::getline(lines, l);) {
     std::istringstream w(l);
