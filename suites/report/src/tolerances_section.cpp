@@ -242,7 +242,8 @@ reports::Section tolerances_section(const ReportRun& run) {
       "(standard normal values rounded to the input format, a fixed seed; 32 dot products per cell "
       "up to K = 128, 16 to K = 1024, 8 at K = 4096, 4 at K = 16384) and on an adversarial input "
       "(one large term, every other product just below one of the model's grids, found at K = 32 "
-      "and stretched to K), as error / S and as error / bound.");
+      "and stretched to K), as error / S and as error / bound. The ulp term is ulp_factor ulp_t(D), "
+      "ulp_t(D) = 2^(floor(log2 |D|) - t) with t the bits shown (13: Hopper's e8m13 cut).");
   s.paragraphs.push_back(
       "The fixed tolerances, judged as |d - e| <= atol + rtol |e| with the rule for the input's "
       "dtype: torch.testing.assert_close's defaults (PyTorch documentation, torch.testing: "
@@ -252,6 +253,26 @@ reports::Section tolerances_section(const ReportRun& run) {
       "result on the adversarial input (and how many random ones) against the exact value. "
       "\"Passes a wrong kernel\": how many random inputs a kernel that accumulates in bf16 (a "
       "sequential chain of bf16 fmas, round to nearest even) gets through the same rule.");
+  {
+    // What the table shows, counted from it.
+    int cells = 0, fail_model = 0, pass_wrong = 0;
+    std::string first_fail;
+    for (const auto& r : results) {
+      ++cells;
+      if (r["rule_fails_model_adversarial"].get<bool>() || r["rule_fails_model_random"].get<int>() > 0) {
+        if (fail_model++ == 0) first_fail = r["preset"].get<std::string>() + " " + r["input"].get<std::string>() +
+                                            " at K = " + std::to_string(r["k"].get<int>());
+      }
+      if (r["rule_passes_wrong_kernel_random"].get<int>() > 0) ++pass_wrong;
+    }
+    s.paragraphs.push_back(
+        "In this table the fixed rule fails the correct model in " + std::to_string(fail_model) + " of " +
+        std::to_string(cells) + " cells" + (first_fail.empty() ? "" : " (the first: " + first_fail + ")") +
+        ", and lets the bf16-accumulating kernel through on at least one random input in " +
+        std::to_string(pass_wrong) + " of " + std::to_string(cells) +
+        " cells; " + (failure.empty() ? std::string("the model's bound holds every error reached (error / bound <= 1).")
+                                      : "an error exceeds the model's bound: " + failure + "."));
+  }
   if (!refused.empty()) {
     std::string text = "Not in the table: ";
     for (std::size_t i = 0; i < refused.size(); ++i) text += (i ? "; " : "") + refused[i];
