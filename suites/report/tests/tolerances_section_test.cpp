@@ -119,6 +119,16 @@ TEST(TolerancesSection, FixedRulesPassTheBf16AccumulatingKernel) {
 namespace fpconform::report {
 namespace {
 
+// The adversarial column is near the bound where the construction is known to work: hopper's
+// one 32-product block at K = 32 (31 terms just under 2^(E - 13) beside 2^E, each truncated
+// by almost a unit, against the bound's 32 units and the last rounding) and the fp32 fma chain
+// (each step rounds a term just under half an ulp away).
+TEST(TolerancesSection, AdversarialInputsReachHalfTheBound) {
+  EXPECT_GE((*row("hopper", 32, "e4m3"))["adversarial_err_over_bound"].get<double>(), 0.5);
+  for (int k : tolerance_ks())
+    EXPECT_GE((*row("fp32-sequential", k, "f32"))["adversarial_err_over_bound"].get<double>(), 0.5) << k;
+}
+
 // f32's rule fails a correct fp32 fma chain: the adversarial input keeps |e| near S while the
 // K - 1 roundings lose up to (K - 1) 2^-24 S, 1.85e-6 S at K = 32, above rtol = 1.3e-6 once
 // the construction reaches more than 0.71 of the bound (it reaches 0.8 and more on chains).
