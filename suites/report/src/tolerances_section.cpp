@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -117,7 +118,7 @@ reports::Section tolerances_section(const ReportRun& run) {
   s.title = "Tolerances: the model's bound against fixed rtol/atol";
   reports::Table t{"tolerances",
                    "Bound and errors reached per preset and K (results in f32, C = 0)",
-                   {"preset", "input", "K", "alpha", "ulp term", "random: max err/S",
+                   {"preset", "input", "K", "alpha", "ulp term (+ beta)", "random: max err/S",
                     "random: max err/bound", "adversarial: err/S", "adversarial: err/bound",
                     "fixed rule (rtol, atol)", "fixed rule fails the correct model?",
                     "fixed rule passes a wrong kernel (bf16 accumulation)?"},
@@ -192,7 +193,7 @@ reports::Section tolerances_section(const ReportRun& run) {
         tolerance::magnitudes(bound, a.data(), 1, b.data(), 1, a.size(), 0, true, sm, sf);
         const double bd = bound.at(sm, sf, to_double(d, f32));
         ++dots;
-        if (sm > 0) rand_rel = std::max(rand_rel, x.err / sm);
+        if (sm + sf > 0) rand_rel = std::max(rand_rel, x.err / (sm + sf));
         if (bd > 0) rand_ratio = std::max(rand_ratio, x.err / bd);
         if (x.err > bd) failure = preset + " K = " + std::to_string(k) + ": a random input's error exceeds the bound";
         if (!rule.passes(x.err, x.value)) ++model_fails;
@@ -218,7 +219,7 @@ reports::Section tolerances_section(const ReportRun& run) {
         double sm, sf;
         tolerance::magnitudes(bound, adv.a.data(), 1, adv.b.data(), 1, adv.a.size(), adv.c, true, sm, sf);
         const Exact x = exact_error(in, adv.a, adv.b, f32, adv.c, f32, adv.d);
-        adv_rel = sm > 0 ? x.err / sm : 0;
+        adv_rel = sm + sf > 0 ? x.err / (sm + sf) : 0;
         adv_exact = x.value;
         adv_fails = !rule.passes(x.err, x.value);
         if (adv.err > adv.bound) failure = preset + " K = " + std::to_string(k) + ": an adversarial input's error exceeds the bound";
@@ -226,6 +227,7 @@ reports::Section tolerances_section(const ReportRun& run) {
       char rule_text[64], ulp_text[64];
       std::snprintf(rule_text, sizeof rule_text, "%s (%g, %g)", rule.name, rule.rtol, rule.atol);
       std::snprintf(ulp_text, sizeof ulp_text, "%g ulp (%d bits)", bound.ulp_factor, bound.ulp_frac_bits);
+      if (bound.beta > 0) std::snprintf(ulp_text + std::strlen(ulp_text), sizeof ulp_text - std::strlen(ulp_text), " + %.2g", bound.beta);
       std::string fails = have_adv ? (adv_fails ? "yes (adversarial)" : "no (adversarial)") : "n/a (adversarial)";
       fails += "; random: " + std::to_string(model_fails) + "/" + std::to_string(dots);
       const std::string passes = std::string(wrong_passes > 0 ? "yes: " : "no: ") + std::to_string(wrong_passes) +
@@ -246,13 +248,17 @@ reports::Section tolerances_section(const ReportRun& run) {
   }
   s.paragraphs.push_back(
       "For each preset (its first input format, and its fp8 e4m3 one where it has one; results in f32) and K, the bound derived from the "
-      "model (`fpconform tolerance`): |D - exact| <= alpha S + ulp term, S = sum |a_i b_i|. Beside it "
+      "model (`fpconform tolerance`): |D - exact| <= alpha S + ulp term (+ S_flushed), S = sum |a_i b_i| (+ |c|; a fused unit's "
+      "subnormal input counts as 2^emin; S_flushed: the products a unit with DAZ flushes, which it "
+      "loses whole; the err/S columns divide by S + S_flushed). Beside it "
       "the worst error the model reaches, against the MPFR/GMP exact dot product, on random inputs "
       "(standard normal values rounded to the input format, a fixed seed; 32 dot products per cell "
       "up to K = 128, 16 to K = 1024, 8 at K = 4096, 4 at K = 16384) and on an adversarial input "
       "(one large term, every other product just below one of the model's grids, searched at K = 32 "
       "and 128, the better stretched to larger K), as error / S and as error / bound. The ulp term is ulp_factor ulp_t(D), "
-      "ulp_t(D) = 2^(floor(log2 |D|) - t) with t the bits shown (13: Hopper's e8m13 cut).");
+      "ulp_t(D) = 2^(floor(log2 |D|) - t) with t the bits shown (13: Hopper's e8m13 cut); beta, "
+      "the underflow floors, where there are any (an adversarial input near the underflow range "
+      "can then lose more than alpha S).");
   s.paragraphs.push_back(
       "The fixed tolerances, judged as |d - e| <= atol + rtol |e| with the rule for the input's "
       "dtype: torch.testing.assert_close's defaults (PyTorch documentation, torch.testing: "
