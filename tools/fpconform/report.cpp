@@ -103,7 +103,7 @@ void add_report_command(CLI::App& app, std::vector<Command>& commands) {
                 "the failures named in its header)");
   sub->add_option("--sections", a->sections,
                   "Run only these sections (ids, comma-separated: conversions, arithmetic, ecosystem, "
-                  "scale-rules, accumulation, matrix-units, devices); the others are listed as not run");
+                  "scale-rules, accumulation, tolerances, matrix-units, devices); the others are listed as not run");
   sub->add_option("--skip-section", a->skip,
                   "Do not run these sections (ids as for --sections; repeatable), e.g. matrix-units, "
                   "which characterizes this CPU's units (up to a minute)");

@@ -21,6 +21,7 @@ constexpr Entry kSections[] = {
     {{"ecosystem", "Ecosystem conversions: where the libraries disagree"}, "ecosystem", ecosystem_section},
     {{"scale-rules", "Block-scale rules (MX, NVFP4, tiles)"}, "scale rules", scale_rules_section},
     {{"accumulation", "Accumulation error against K (FP8 GEMM models)"}, "accumulation", accumulation_section},
+    {{"tolerances", "Tolerances: the model's bound against fixed rtol/atol"}, "tolerances", tolerances_section},
     {{"matrix-units", "This machine's units, characterized"}, "this machine's units", matrix_units_section},
     {{"devices", "Device profiles"}, "devices", devices_section},
 };

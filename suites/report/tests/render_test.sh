@@ -23,7 +23,7 @@ fail=0
 want_svg=$(grep -o "<svg" "$tmp/rep/index.html" | wc -l)
 got_svg=$(grep -o "<svg" "$tmp/dom.html" | wc -l)
 if [[ $want_svg -lt 4 || $got_svg -ne $want_svg ]]; then echo "FAIL: $got_svg SVG elements in the DOM, $want_svg in the file"; fail=1; fi
-for id in conversions arithmetic ecosystem scale-rules accumulation matrix-units devices; do
+for id in conversions arithmetic ecosystem scale-rules accumulation tolerances matrix-units devices; do
   grep -q "id=\"$id\"" "$tmp/dom.html" || { echo "FAIL: section $id missing from the DOM"; fail=1; }
 done
 size=$(stat -c %s "$tmp/shot.png" 2>/dev/null || echo 0)

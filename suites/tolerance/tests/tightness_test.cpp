@@ -22,68 +22,14 @@
 #include "fpconform/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/sum_tree.hpp"
+#include "fpconform/tolerance/adversarial.hpp"
 #include "fpconform/tolerance/bound.hpp"
 #include "oracle_util.hpp"
 
 namespace fpconform::tolerance {
 namespace {
 
-using test::code_of;
 using test::oracle_error;
-
-struct Pair {
-  std::uint64_t a = 0, b = 0;
-  double v = 0;
-};
-
-// Codes a, b > 0 of `in` with a * b as large as possible but <= target.
-Pair product_below(const Format& in, double target) {
-  Pair best;
-  if (in.width() <= 8) {
-    for (std::uint64_t x = 0; x <= in.magnitude_mask(); ++x)
-      for (std::uint64_t y = 0; y <= in.magnitude_mask(); ++y) {
-        if (in.is_nan_code(x) || in.is_inf_code(x) || in.is_nan_code(y) || in.is_inf_code(y) ||
-            in.is_reserved_code(x) || in.is_reserved_code(y))
-          continue;
-        const double v = to_double(x, in) * to_double(y, in);
-        if (v <= target && v > best.v) best = {x, y, v};
-      }
-    return best;
-  }
-  for (int eb = in.emin() - in.man_bits; eb <= in.emax(); ++eb) {
-    const std::uint64_t b = code_of(std::ldexp(1.0, eb), in);
-    if (to_double(b, in) != std::ldexp(1.0, eb)) continue;
-    const std::uint64_t a = code_of(target / std::ldexp(1.0, eb), in, RoundingMode::rtz);
-    if (in.is_nan_code(a) || in.is_inf_code(a)) continue;
-    const double v = to_double(a, in) * std::ldexp(1.0, eb);
-    if (v <= target && v > best.v) best = {a, b, v};
-  }
-  return best;
-}
-
-struct Probe {
-  const FdpaParams& p;
-  const Format& in;
-  const Format& out;
-  const Bound& bound;
-  double ratio(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
-               std::uint64_t c, double* err_out = nullptr) const {
-    std::uint64_t d;
-    try {
-      d = fdpa(p, in, out, a, b, c);
-    } catch (const Error&) {
-      return 0;
-    }
-    if (out.is_nan_code(d) || out.is_inf_code(d)) return 0;
-    const test::OracleError oe = oracle_error(in, a, b, out, c, out, d);
-    if (oe.overflow) return 0;
-    double s, sf;
-    magnitudes(bound, a.data(), 1, b.data(), 1, a.size(), c, true, s, sf);
-    const double bd = bound.at(s, sf, to_double(d, out));
-    if (err_out) *err_out = oe.err;
-    return bd > 0 ? oe.err / bd : 0;
-  }
-};
 
 int unit_k(const FdpaParams& p) {
   switch (p.structure) {
@@ -96,81 +42,15 @@ int unit_k(const FdpaParams& p) {
   return 8;
 }
 
+// The construction lives in the library (adversarial.hpp); the error here from the oracle.
 double tightest(const FdpaParams& p, const Format& in, const Format& out, int k) {
-  const Bound bound = model_bound(p, in, out, k);
-  const Probe probe{p, in, out, bound};
-  std::set<int> grids{out.man_bits, out.man_bits + 1, out.man_bits + 2};
-  if (p.structure == FdpaStructure::fused) {
-    for (int j : {p.frac_bits - 1, p.frac_bits, p.frac_bits + 1}) grids.insert(j);
-    if (p.acc_frac_bits >= 0) grids.insert({p.acc_frac_bits, p.acc_frac_bits + 1});
-    if (p.late_c) grids.insert({p.late_sum_frac_bits, p.late_c_frac_bits});
-  }
-  double best = 0;
-  const int e_hi = std::min(2 * in.emax(), out.emax() - 8);
-  // A large C may sit far above the largest product: so high that the products fall to the
-  // grids below it (coarse formats such as e2m1 reach no grid otherwise).
-  std::set<int> exps{e_hi, e_hi - 5, std::min(e_hi, 12)};
-  for (int j : grids)
-    if (j + e_hi + 2 <= out.emax() - 2) exps.insert(j + e_hi + 2);
-  for (int E : exps) {
-    const Pair big = product_below(in, std::ldexp(1.0, E));
-    if (big.v == 0) continue;
-    const double bigv = E > e_hi ? std::ldexp(1.0, E) : big.v;  // above e_hi only C is large
-    std::vector<Pair> cand{{0, 0, 0}};
-    std::vector<std::uint64_t> ccand{0};
-    for (int j : grids) {
-      const double t = std::ldexp(bigv, -j);
-      const Pair q = product_below(in, t * (1 - 1e-9));
-      if (q.v > 0) {
-        cand.push_back(q);
-        cand.push_back({q.a ^ in.sign_mask(), q.b, -q.v});
-      }
-      for (double f : {1 - 1e-9, 1.0}) {
-        const std::uint64_t c = code_of(t * f, out, RoundingMode::rtz);
-        ccand.push_back(c);
-        ccand.push_back(c ^ out.sign_mask());
-      }
-    }
-    const std::uint64_t cbig = code_of(bigv, out);
-    for (int where : {-1, 0, k - 1}) {  // -1: C is the large term
-      if (E > e_hi && where >= 0) continue;
-      std::vector<std::uint64_t> a(k, 0), b(k, 0);
-      std::uint64_t c = 0;
-      if (where < 0) {
-        if (to_double(cbig, out) != bigv) continue;
-        c = cbig;
-      } else {
-        a[where] = big.a;
-        b[where] = big.b;
-      }
-      double r = probe.ratio(a, b, c);
-      for (int pass = 0; pass < 2; ++pass) {
-        for (int i = -1; i < k; ++i) {
-          if (i == where) continue;
-          if (i < 0) {
-            std::uint64_t keep = c;
-            for (std::uint64_t x : ccand) {
-              const double q = probe.ratio(a, b, x);
-              if (q > r) r = q, keep = x;
-            }
-            c = keep;
-          } else {
-            Pair keep{a[i], b[i], 0};
-            for (const Pair& x : cand) {
-              a[i] = x.a;
-              b[i] = x.b;
-              const double q = probe.ratio(a, b, c);
-              if (q > r) r = q, keep = x;
-            }
-            a[i] = keep.a;
-            b[i] = keep.b;
-          }
-        }
-      }
-      best = std::max(best, r);
-    }
-  }
-  return best;
+  const ErrorOf err = [&](std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                          std::uint64_t c, std::uint64_t d) -> std::optional<double> {
+    const test::OracleError oe = oracle_error(in, a, b, out, c, out, d);
+    if (oe.overflow) return std::nullopt;
+    return oe.err;
+  };
+  return adversarial_input(p, in, out, k, err, 2).ratio;
 }
 
 TEST(ToleranceTightness, EveryPresetReachesHalfItsBound) {

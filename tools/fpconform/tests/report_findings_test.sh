@@ -29,13 +29,13 @@ rc=$?
 check "a report with a failing section exits 0 (got $rc: $(tail -3 r1.err))" '[[ $rc -eq 0 ]]'
 check "the report is written" '[[ -s r1/index.html && -s r1/results.json && -s r1/report.md ]]'
 reason="wrong.json: model custom:structure=sequential,c_in_block=0,out_round=rne,nan=x86 agrees on $((cases - 3)) of $cases recorded cases"
-check "the header counts the failing section" 'header r1/results.json | grep -qx "1 section reports failures; not run: conversions, arithmetic, ecosystem, scale-rules, accumulation, matrix-units"'
+check "the header counts the failing section" 'header r1/results.json | grep -qx "1 section reports failures; not run: conversions, arithmetic, ecosystem, scale-rules, accumulation, tolerances, matrix-units"'
 check "the header names the section and the reason" 'header r1/results.json | grep -qxF "FAILED devices (Device profiles): $reason"'
 check "results.json: the section's failure" '[[ "$(python3 -c "import json; s = [s for s in json.load(open(\"r1/results.json\"))[\"sections\"] if s[\"id\"] == \"devices\"][0]; print(s[\"ok\"], s[\"failure\"])")" == "False $reason" ]]'
 check "index.html: the header and the section say why" '[[ $(grep -cF "$reason" r1/index.html) -ge 2 ]] && grep -q "Device profiles (FAILED)" r1/index.html'
 check "report.md: the section says why" 'grep -qF "**Failed:** $reason" r1/report.md'
 check "stdout names the failure" 'grep -q "^Device profiles  *FAILED" r1.out && grep -qF "  $reason" r1.out && grep -q "1 section reports failures (a finding of the report; --strict exits 1)" r1.out'
-check "the sections not run are listed as such" '[[ $(grep -c " not run$" r1.out) -eq 6 ]] && grep -q "Conversions: emu against the MPFR oracle (not run)" r1/report.md'
+check "the sections not run are listed as such" '[[ $(grep -c " not run$" r1.out) -eq 7 ]] && grep -q "Conversions: emu against the MPFR oracle (not run)" r1/report.md'
 
 # --strict: the same report, exit 1.
 "$bin" report --sections devices --devices bad --out r2 --strict >r2.out 2>r2.err
@@ -48,10 +48,10 @@ check "--strict says why it exits 1" 'grep -q "(--strict: exit 1)" r2.out'
 "$bin" report --sections devices --devices good --out r3 --strict >r3.out 2>r3.err
 rc=$?
 check "--strict exits 0 when every section that ran passed (got $rc: $(tail -3 r3.err))" '[[ $rc -eq 0 ]]'
-check "the header says which sections did not run" 'header r3/results.json | grep -qx "every check that ran passed; not run: conversions, arithmetic, ecosystem, scale-rules, accumulation, matrix-units"'
+check "the header says which sections did not run" 'header r3/results.json | grep -qx "every check that ran passed; not run: conversions, arithmetic, ecosystem, scale-rules, accumulation, tolerances, matrix-units"'
 
 # --skip-section: the same selection as --sections devices here, said as such.
-"$bin" report --skip-section conversions,arithmetic,ecosystem --skip-section scale-rules,accumulation,matrix-units \
+"$bin" report --skip-section conversions,arithmetic,ecosystem --skip-section scale-rules,accumulation,tolerances,matrix-units \
   --devices good --out r4 >r4.out 2>r4.err
 rc=$?
 check "--skip-section runs the others (got $rc)" '[[ $rc -eq 0 ]] && grep -q "^Device profiles  *ok" r4.out'
@@ -69,6 +69,6 @@ check "an unwritable index.html fails the run (exit $rc) and keeps the checkpoin
 rmdir r6/index.html
 expect "resuming with other sections is refused" 2 "r6/.report.checkpoint" -- report --sections devices,conversions --devices good --out r6 --resume
 expect "resuming without the selection is refused" 2 "r6/.report.checkpoint" -- report --devices good --out r6 --resume
-expect "resuming with the same selection keeps every section" 0 "resuming: 7 finished sections kept" -- report --sections devices --devices good --out r6 --resume
+expect "resuming with the same selection keeps every section" 0 "resuming: 8 finished sections kept" -- report --sections devices --devices good --out r6 --resume
 
 finish report_findings_test

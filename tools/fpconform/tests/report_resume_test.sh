@@ -77,7 +77,7 @@ for sig in KILL TERM; do
   rc=$?
   check "$name: the resumed run exits 0 (got $rc: $(tail -3 "$name.err2"))" '[[ $rc -eq 0 ]]'
   check "$name: the resumed run says what it kept" 'grep -q "resuming: $kept finished sections kept" "$name.err2"'
-  check "$name: the header says the run was resumed" 'grep -q "resumed: $kept of 7 sections kept" "$name/results.json"'
+  check "$name: the header says the run was resumed" 'grep -q "resumed: $kept of 8 sections kept" "$name/results.json"'
   check "$name: results.json equals the uninterrupted one ($ref)" '[[ "$(untimed "$name/results.json")" == "$(untimed $ref/results.json)" ]]'
   check "$name: the same table files" '[[ "$(ls "$name/tables")" == "$(ls $ref/tables)" ]]'
   check "$name: checkpoint removed once written" '[[ ! -e $name/.report.checkpoint ]]'

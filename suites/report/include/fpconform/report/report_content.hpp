@@ -63,6 +63,9 @@ reports::Section conversion_section(const ReportRun& run);
 reports::Section arithmetic_section(const ReportRun& run);
 reports::Section ecosystem_section(const ReportRun& run);
 reports::Section accumulation_section(const ReportRun& run);
+// The model's bounds per preset and K beside the errors reached and fixed rtol/atol rules.
+reports::Section tolerances_section(const ReportRun& run);
+std::vector<int> tolerance_ks();  // the section's K
 reports::Section devices_section(const ReportRun& run);
 reports::Section scale_rules_section(const ReportRun& run);
 reports::Section matrix_units_section(const ReportRun& run);
