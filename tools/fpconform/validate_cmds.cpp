@@ -258,6 +258,8 @@ void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--max-ulp", o->max_ulp, "tolerance: ulp distance to the first expectation")
       ->check(real_in(0, kMaxTolerance));
   sub->add_option("--max-rel", o->max_rel, "tolerance: relative error")->check(real_in(0, kMaxTolerance));
+  sub->add_option("--tolerance", o->tolerance,
+                  "model: bit-exact to --model, else within the bound its model implies per element");
   sub->add_option("--worst", o->worst, "how many of the worst elements to list")
       ->capture_default_str()
       ->check(integer_in(0, 1000000));
