@@ -7,9 +7,11 @@
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -47,8 +49,31 @@ std::uint64_t cell_code(const std::string& text, const Format& f, const std::str
   return code;
 }
 
+// The line reader hands out NUL-terminated lines, so a NUL byte inside a line would silently
+// end its row there: find one first and name its line (in a regular file: reading a pipe twice
+// would lose its data).
+void refuse_nul_bytes(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) return;  // the line reader says why it cannot open it
+  char buf[1 << 16];
+  long line = 1;
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;) {
+    const char* nul = static_cast<const char*>(std::memchr(buf, '\0', n));
+    const std::size_t scan = nul ? static_cast<std::size_t>(nul - buf) : n;
+    line += std::count(buf, buf + scan, '\n');
+    if (nul) {
+      std::fclose(in);
+      throw Error(path + ":" + std::to_string(line), "a NUL byte inside the line (not a text matrix)");
+    }
+  }
+  std::fclose(in);
+}
+
 Matrix read_text(const std::string& path, const Format& f, std::string_view what,
                  bool round_values) {
+  refuse_nul_bytes(path);
   Matrix m;
   m.format = f;
   try {
