@@ -43,13 +43,13 @@ sanitize_targets=(emu_tests reference_tests testfloat_tests reports_tests cli_li
 # - determinism_cli_test: compares outputs across thread counts, which ASan does not change
 #   (90 s under ASan, five fits); its code paths run under ASan in sweep_resume_test,
 #   validate_cli_test and fit_cli_test;
-# - report_resume_test: six whole reports, two of them with the CPU's units characterized
+# - report_resume_test and report_render_test: whole reports (the render test one, every section), two of them with the CPU's units characterized
 #   (minutes each under ASan; the others --skip-section matrix-units); the checkpoint's code
 #   runs under ASan in checkpoint_tests (Checkpoint.ReportSectionsRoundTrip) and reports_tests;
 # - the CUDA runner's checks (gpu_sass_expectations, gpu_runner_*): they need the nvcc-built
 #   fpconform-gpu-run, whose device code the host sanitizers do not instrument.
 sanitize_skip='FastConvertFormat\.MatchesConvertEverywhere|SmallFormatOp\.AllPairsOfNarrowFormats'
-sanitize_skip+='|^determinism_cli_test$|^report_resume_test$|^gpu_sass_expectations$|^gpu_runner_'
+sanitize_skip+='|^determinism_cli_test$|^report_resume_test$|^report_render_test$|^gpu_sass_expectations$|^gpu_runner_'
 
 sanitize() {
   bash tools/install-deps.sh
