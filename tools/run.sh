@@ -39,16 +39,23 @@ sanitize_targets=(emu_tests reference_tests testfloat_tests reports_tests cli_li
   gpu_write_synthetic_results gpu_dumps_to_results gpu_plan_emu_results)
 
 # Skipped under the sanitizers; the Release suite (tools/run.sh test) runs every one of them:
-# - unit tests that are sweeps (10-50 s each under ASan, minutes together);
+# - unit tests that are sweeps (10-250 s each under ASan, minutes together): the fast-convert
+#   kernels against each other over all of fp32, and the narrow-format operation tables; smaller
+#   tests of the same kernels run under ASan;
 # - determinism_cli_test: compares outputs across thread counts, which ASan does not change
 #   (90 s under ASan, five fits); its code paths run under ASan in sweep_resume_test,
 #   validate_cli_test and fit_cli_test;
-# - report_resume_test and report_render_test: whole reports (the render test one, every section), two of them with the CPU's units characterized
-#   (minutes each under ASan; the others --skip-section matrix-units); the checkpoint's code
+# - gpu_analyze_dumps and gpu_probe_rounds_emu: gpu-analyze over every recorded dump, and probe
+#   rounds until a characterization closes (3-5 min each under ASan); gpu_analyze_cli,
+#   gpu_analyze_h200 and gpu_probe_cuda_offline run the same code under ASan on fewer rows;
+# - report_resume_test and report_render_test: whole reports (the render test: every section),
+#   with the CPU's units characterized (minutes each under ASan); the checkpoint's code
 #   runs under ASan in checkpoint_tests (Checkpoint.ReportSectionsRoundTrip) and reports_tests;
 # - the CUDA runner's checks (gpu_sass_expectations, gpu_runner_*): they need the nvcc-built
 #   fpconform-gpu-run, whose device code the host sanitizers do not instrument.
 sanitize_skip='FastConvertFormat\.MatchesConvertEverywhere|SmallFormatOp\.AllPairsOfNarrowFormats'
+sanitize_skip+='|FastConvert\.SignAlignedTierMatchesPortable|FastConvert\.F16cKernelMatchesAvx2Kernel'
+sanitize_skip+='|^gpu_analyze_dumps$|^gpu_probe_rounds_emu$'
 sanitize_skip+='|^determinism_cli_test$|^report_resume_test$|^report_render_test$|^gpu_sass_expectations$|^gpu_runner_'
 
 sanitize() {
