@@ -100,7 +100,7 @@ namespace {
 
 // fuzz_arith_diff: a reserved code (all-ones exponent field, neither the NaN nor the infinity
 // of custom:e=3,m=2,inf=ieee,nan=ones) read as a positive quiet NaN whatever its sign, where
-// the MPFR oracle (and suites/conformance's op_reference) keep the sign: mulAdd(0x33, 0, 0x3e)
+// the MPFR oracle (and tools/engines/conformance's op_reference) keep the sign: mulAdd(0x33, 0, 0x3e)
 // gave 0x1f for the oracle's 0x3f under the ieee NaN policy (the NaN operand propagates, sign
 // kept).
 TEST(FuzzRegression, ReservedCodeKeepsItsSign) {

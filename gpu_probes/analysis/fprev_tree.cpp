@@ -193,7 +193,7 @@ std::string to_string(const FprevTree& t) {
 std::string fprev_markdown(std::span<const FprevTree> trees) {
   std::ostringstream md;
   md << "## Summation trees (FPRev)\n\nRecovered from `fprev.plan` by `recover_order` on the recorded rows; "
-        "leaves are the products 0..k-1 and `c`, `( )` a rounding node, `[ ]` an exact one (suites/characterize "
+        "leaves are the products 0..k-1 and `c`, `( )` a rounding node, `[ ]` an exact one (tools/engines/characterize "
         "order.hpp).\n\n| kernel | recovered | expected | verdict |\n|---|---|---|---|\n";
   for (const auto& t : trees) {
     md << "| " << t.kernel << " | " << (t.recovered.empty() ? "none: " + t.error : "`" + t.recovered + "`") << " | "

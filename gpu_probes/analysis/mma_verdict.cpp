@@ -103,7 +103,7 @@ const KernelInfo& dot_kernel(const Result& r) {
 
 }  // namespace
 
-// One table for the probe engine's stand-in and these verdicts (suites/characterize cuda_target).
+// One table for the probe engine's stand-in and these verdicts (tools/engines/characterize cuda_target).
 std::vector<std::string> expected_presets(const KernelInfo& k, int cc) { return characterize::cuda_expected_presets(k, cc); }
 
 Format dot_in_format(const KernelInfo& k) { return parse_format(tf32_kernel(k) ? "tf32" : std::string(k.in_format)); }

@@ -1,4 +1,4 @@
-// fuzz_cli's stand-in for suites/characterize/src/cpu_targets.cpp: clang 14 has no AVX512-FP16
+// fuzz_cli's stand-in for tools/engines/characterize/src/cpu_targets.cpp: clang 14 has no AVX512-FP16
 // intrinsics, and a cpu: target runs the machine's own units, not parsing. A cpu: target is
 // refused (exit 2) in the fuzz build.
 #include "cpu_targets.hpp"

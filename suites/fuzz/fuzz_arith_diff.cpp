@@ -1,7 +1,7 @@
 // Differential fuzzer: one scalar operation (emu's apply_op) against the MPFR oracle
 // (reference::apply_op), with the operation, format, rounding, NaN policy and operands taken
 // from the input. Results must agree bit for bit, NaNs included (the NaN policy fixes every NaN
-// result's code, as in suites/conformance's arith tests), and in all five flags.
+// result's code, as in tools/engines/conformance's arith tests), and in all five flags.
 #include <cinttypes>
 #include <cstdio>
 

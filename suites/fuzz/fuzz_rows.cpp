@@ -1,4 +1,4 @@
-// The recorded-rows reader of suites/characterize (the plain layout of ROWS.md), from a stream.
+// The recorded-rows reader of tools/engines/characterize (the plain layout of ROWS.md), from a stream.
 // The first byte chooses whether --in/--out are given and --c-zero. Property of accepted rows:
 // at least one case, a and b of equal non-zero length, codes within their formats' widths,
 // one `where` per case.

@@ -1,4 +1,4 @@
-// `fpconform fit`: passive fitting of recorded rows (suites/characterize: rows.hpp, fit.hpp).
+// `fpconform fit`: passive fitting of recorded rows (tools/engines/characterize: rows.hpp, fit.hpp).
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -29,7 +29,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
   auto o = std::make_shared<Opts>();
   sub->add_option("--rows", o->rows,
                   "a tensor-core dump directory (a_*.txt, b_*.txt, c_*_fp32.txt, d_*_fp32/fp16.txt) "
-                  "or a rows file (suites/characterize/ROWS.md)")
+                  "or a rows file (tools/engines/characterize/ROWS.md)")
       ->required();
   sub->add_option("--in", o->in, "format of a and b (default: the header, or the dump folder's name)");
   sub->add_option("--out", o->out, "format of c and d (default: the header, or the one d_ file)");

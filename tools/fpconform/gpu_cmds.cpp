@@ -22,7 +22,7 @@
 #include "fpconform/gpu/plan.hpp"
 #include "fpconform/gpu/result.hpp"
 #include "fpconform/reports/atomic_file.hpp"
-#include "fpconform/reports/device_profile.hpp"
+#include "fpconform/characterize/device_profile.hpp"
 
 namespace fpconform::cli {
 
@@ -85,7 +85,7 @@ std::vector<gpu::MmaVerdict> judge_mma(
     reports::prepare_output_dir(dir, o.devices.empty() ? "--out" : "--devices");
     for (const auto& v : vs) {
       if (v.rows == 0 || v.presets.empty()) continue;
-      const std::string path = reports::write_device_profile(gpu::mma_characterization(v), dir, FPCONFORM_VERSION);
+      const std::string path = characterize::write_device_profile(gpu::mma_characterization(v), dir, FPCONFORM_VERSION);
       std::printf("profile written to %s (and .md)\n", path.c_str());
     }
     const std::string md = (fs::path(dir) / "mma.md").string();

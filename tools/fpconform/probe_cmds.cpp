@@ -14,7 +14,7 @@
 #include "fpconform/characterize/order.hpp"
 #include "fpconform/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
-#include "fpconform/reports/device_profile.hpp"
+#include "fpconform/characterize/device_profile.hpp"
 
 namespace fpconform::cli {
 namespace {
@@ -140,7 +140,7 @@ int characterize_and_print(const ProbeArgs& a, characterize::Target* t) {
   if (auto* cuda = dynamic_cast<characterize::CudaTarget*>(t); cuda && cuda->pending() > 0)
     return next_gpu_round(*cuda);  // offline: the answers above are partly the stand-in's
   if (!a.out_dir.empty()) {
-    const std::string path = reports::write_device_profile(c, a.out_dir, FPCONFORM_VERSION);
+    const std::string path = characterize::write_device_profile(c, a.out_dir, FPCONFORM_VERSION);
     std::printf("profile written to %s (and .md)\n", path.c_str());
   }
   std::printf("model %s agrees on %" PRIu64 "/%" PRIu64 " cases\n", c.model_spec.c_str(), c.agreed, c.validated);

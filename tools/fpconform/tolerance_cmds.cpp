@@ -1,4 +1,4 @@
-// `fpconform tolerance`: the bound on |D - exact| that a unit's model implies (suites/tolerance).
+// `fpconform tolerance`: the bound on |D - exact| that a unit's model implies (tools/engines/tolerance).
 #include <cstdio>
 #include <memory>
 #include <string>

@@ -27,7 +27,7 @@ struct ValidateArgs {
   bool logits = false, batch_invariance = false;
   std::uint64_t seed = 1;
   bool allow_nan = false;
-  std::string tolerance;  // "model": within the model's derived bound (suites/tolerance)
+  std::string tolerance;  // "model": within the model's derived bound (tools/engines/tolerance)
   std::vector<std::string> argv;  // to print commands that reproduce an element
 };
 

@@ -58,7 +58,7 @@
 // overflow, in a deterministic mode, is done on the double's bits (round_normal: neither tiny
 // nor overflowing, so FTZ, tininess and saturation cannot matter); every other case goes to
 // dref::round_finite. round_normal is checked against round_finite on random and tie-shaped
-// doubles (reference/tests/double_oracle_test.cpp and suites/conformance arith_oracle_test),
+// doubles (reference/tests/double_oracle_test.cpp and tools/engines/conformance arith_oracle_test),
 // and the whole reference against MPFR in both.
 #pragma once
 

@@ -4,9 +4,9 @@
 // intermediate below is exact in double (at most 24 significant bits, scaled by powers of two
 // inside double's range), so no rounding error enters the decisions.
 //
-// Used where MPFR is too slow (all 2^32 f32 inputs: suites/conformance, label "exhaustive");
+// Used where MPFR is too slow (all 2^32 f32 inputs: tools/engines/conformance, label "exhaustive");
 // checked against the MPFR oracle in reference/tests/double_oracle_test.cpp and on boundary
-// inputs in suites/conformance.
+// inputs in tools/engines/conformance.
 #pragma once
 
 #include <bit>

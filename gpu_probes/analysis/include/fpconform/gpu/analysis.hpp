@@ -41,7 +41,7 @@ struct AnalysisOptions {
 // Throws std::invalid_argument when the result names an unknown kernel.
 Verdict analyze_result(const Result& r, const AnalysisOptions& o = {});
 
-// Writes a dot result's raw rows in the plain layout of suites/characterize/ROWS.md (inputs
+// Writes a dot result's raw rows in the plain layout of tools/engines/characterize/ROWS.md (inputs
 // regenerated from the plan fields in the header). tf32 inputs are written as 19-bit tf32
 // codes (the f32 code's top 19 bits). Throws std::invalid_argument for other kinds.
 void write_dot_rows(const Result& r, std::ostream& out);

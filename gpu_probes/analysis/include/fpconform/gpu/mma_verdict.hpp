@@ -2,7 +2,7 @@
 // that has a model for the kernel's formats is run on the recorded rows; the verdict names the
 // preset(s) the kernel should match on its compute capability, how many rows each preset
 // reproduces, the best one, and, when no preset reproduces every row, the model the passive fit
-// (suites/characterize fit.hpp) proposes. Results of one kernel are judged together (all jobs).
+// (tools/engines/characterize fit.hpp) proposes. Results of one kernel are judged together (all jobs).
 #pragma once
 #include <cstdint>
 #include <span>

@@ -281,7 +281,7 @@ RecordedRows read_rows(const std::string& path, const RowsOptions& options) {
 void write_plain_rows(std::ostream& text, const Format& in, const Format& out,
                       std::span<const DotCase> cases) {
   text << "# in=" << in.name << " out=" << out.name << "\n"
-       << "# a_0 .. a_{K-1} | b_0 .. b_{K-1} | c | d   (hex codes; suites/characterize/ROWS.md)\n";
+       << "# a_0 .. a_{K-1} | b_0 .. b_{K-1} | c | d   (hex codes; tools/engines/characterize/ROWS.md)\n";
   const auto hex = [&text](std::uint64_t v, int digits) {
     text << std::hex << std::setw(digits) << std::setfill('0') << v << std::dec;
   };

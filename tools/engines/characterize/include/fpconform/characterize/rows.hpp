@@ -3,7 +3,7 @@
 //  - the tensor-core dumps of Khattak & Mikaitis (suites/data/tensorcore-dumps/<GPU>/<fmt>/:
 //    a_*.txt and b_*.txt with fp32 hex patterns, c_*_fp32.txt and d_*_fp32.txt / d_*_fp16.txt
 //    with 32 binary digits per line; see the README there);
-//  - the plain layout of suites/characterize/ROWS.md (a header `# in=FMT out=FMT`, then one row
+//  - the plain layout of tools/engines/characterize/ROWS.md (a header `# in=FMT out=FMT`, then one row
 //    per line: `a_0 .. a_{K-1} | b_0 .. b_{K-1} | c | d` in hex codes).
 // Every error names file:line.
 #pragma once

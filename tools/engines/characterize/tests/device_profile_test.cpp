@@ -7,13 +7,13 @@
 
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/matrix_presets.hpp"
-#include "fpconform/reports/device_profile.hpp"
+#include "fpconform/characterize/device_profile.hpp"
 
-namespace fpconform::reports {
+namespace fpconform::characterize {
 namespace {
 
-characterize::Characterization sample() {
-  characterize::Characterization c;
+Characterization sample() {
+  Characterization c;
   c.target = "emu:hopper";
   c.in = parse_format("e4m3");
   c.out = parse_format("f32");
@@ -61,4 +61,4 @@ TEST(DeviceProfile, WritesJsonAndMarkdownAtomically) {
 }
 
 }  // namespace
-}  // namespace fpconform::reports
+}  // namespace fpconform::characterize

@@ -1,5 +1,5 @@
 // The tolerance table: for each matrix-unit preset (its first input format, results in f32)
-// and K, the bound derived from the model (suites/tolerance), the worst error the model reaches
+// and K, the bound derived from the model (tools/engines/tolerance), the worst error the model reaches
 // on random and on adversarial inputs (the exact value from the MPFR/GMP exact dot product),
 // and beside them the fixed tolerances people use (torch.testing.assert_close's defaults, the
 // rule proposed for fp8): whether such a rule fails the correct model, and whether it passes a

@@ -15,19 +15,19 @@
 
 #include "fpconform/characterize/characterize.hpp"
 
-namespace fpconform::reports {
+namespace fpconform::characterize {
 
-nlohmann::json device_profile_json(const characterize::Characterization& c,
+nlohmann::json device_profile_json(const Characterization& c,
                                    std::string_view fpconform_version);
-std::string device_profile_markdown(const characterize::Characterization& c,
+std::string device_profile_markdown(const Characterization& c,
                                     std::string_view fpconform_version);
 
 // The file stem for a characterization: target and formats with anything but [A-Za-z0-9.-]
 // made '-' ("emu-hopper.e4m3-f32").
-std::string device_profile_stem(const characterize::Characterization& c);
+std::string device_profile_stem(const Characterization& c);
 
 // Writes <dir>/<stem>.json and <dir>/<stem>.md atomically (creating dir); returns the JSON path.
-std::string write_device_profile(const characterize::Characterization& c, const std::string& dir,
+std::string write_device_profile(const Characterization& c, const std::string& dir,
                                  std::string_view fpconform_version);
 
-}  // namespace fpconform::reports
+}  // namespace fpconform::characterize

@@ -1,4 +1,4 @@
-#include "fpconform/reports/device_profile.hpp"
+#include "fpconform/characterize/device_profile.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 
-namespace fpconform::reports {
+namespace fpconform::characterize {
 namespace {
 
 std::string hex(std::uint64_t v) {
@@ -17,7 +17,7 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-nlohmann::json case_json(const characterize::DotCase& c) {
+nlohmann::json case_json(const DotCase& c) {
   nlohmann::json a = nlohmann::json::array(), b = nlohmann::json::array();
   for (std::uint64_t x : c.a) a.push_back(hex(x));
   for (std::uint64_t x : c.b) b.push_back(hex(x));
@@ -25,7 +25,7 @@ nlohmann::json case_json(const characterize::DotCase& c) {
 }
 
 // One case as a line `fpconform dot` reads (a..., b..., c, expected d).
-std::string case_line(const characterize::DotCase& c) {
+std::string case_line(const DotCase& c) {
   std::string s;
   for (std::uint64_t x : c.a) s += hex(x).substr(2) + " ";
   for (std::uint64_t x : c.b) s += hex(x).substr(2) + " ";
@@ -34,7 +34,7 @@ std::string case_line(const characterize::DotCase& c) {
 
 }  // namespace
 
-nlohmann::json device_profile_json(const characterize::Characterization& c,
+nlohmann::json device_profile_json(const Characterization& c,
                                    std::string_view fpconform_version) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [k, v] : describe_params(c.model)) params[k] = v;
@@ -61,7 +61,7 @@ nlohmann::json device_profile_json(const characterize::Characterization& c,
           {"evidence", evidence}};
 }
 
-std::string device_profile_markdown(const characterize::Characterization& c,
+std::string device_profile_markdown(const Characterization& c,
                                     std::string_view fpconform_version) {
   std::ostringstream md;
   md << "# " << c.target << ": " << c.in.name << " -> " << c.out.name << "\n\n";
@@ -91,7 +91,7 @@ std::string device_profile_markdown(const characterize::Characterization& c,
   return md.str();
 }
 
-std::string device_profile_stem(const characterize::Characterization& c) {
+std::string device_profile_stem(const Characterization& c) {
   std::string stem = c.target + "." + c.in.name + "-" + c.out.name;
   for (char& ch : stem) {
     const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -101,14 +101,14 @@ std::string device_profile_stem(const characterize::Characterization& c) {
   return stem;
 }
 
-std::string write_device_profile(const characterize::Characterization& c, const std::string& dir,
+std::string write_device_profile(const Characterization& c, const std::string& dir,
                                  std::string_view fpconform_version) {
-  prepare_output_dir(dir, "--out-dir");
+  reports::prepare_output_dir(dir, "--out-dir");
   const std::string stem = (std::filesystem::path(dir) / device_profile_stem(c)).string();
-  write_file_atomically(stem + ".json", device_profile_json(c, fpconform_version).dump(2) + "\n",
+  reports::write_file_atomically(stem + ".json", device_profile_json(c, fpconform_version).dump(2) + "\n",
                         "--out-dir");
-  write_file_atomically(stem + ".md", device_profile_markdown(c, fpconform_version), "--out-dir");
+  reports::write_file_atomically(stem + ".md", device_profile_markdown(c, fpconform_version), "--out-dir");
   return stem + ".json";
 }
 
-}  // namespace fpconform::reports
+}  // namespace fpconform::characterize

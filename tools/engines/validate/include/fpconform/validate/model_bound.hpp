@@ -1,6 +1,6 @@
 // The third verdict of `fpconform validate --tolerance model`: a kernel's D is bit-exact to the
 // model; else within the bound on |D - exact| that the model implies per element
-// (suites/tolerance); else it fails, with the worst elements relative to that bound. Beside the
+// (tools/engines/tolerance); else it fails, with the worst elements relative to that bound. Beside the
 // ulp figures: DeepGEMM's calc_diff, the SQNR and the normwise relative error against the exact
 // result.
 #pragma once
