@@ -37,7 +37,8 @@ set_target_properties(fpconform_gpu_kernels PROPERTIES CUDA_ARCHITECTURES OFF CU
                                                        CUDA_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON)
 target_compile_options(fpconform_gpu_kernels PRIVATE ${_fpc_gencode}
                        $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=177> $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wno-unused-parameter>)
-target_include_directories(fpconform_gpu_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/kernels)
+target_include_directories(fpconform_gpu_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/kernels
+                           ${PROJECT_SOURCE_DIR}/emu/core/include)
 
 add_executable(fpconform-gpu-run runner/main.cpp runner/run_job.cpp $<TARGET_OBJECTS:fpconform_gpu_kernels>)
 set_target_properties(fpconform-gpu-run PROPERTIES CUDA_ARCHITECTURES OFF CUDA_STANDARD 17 LINKER_LANGUAGE CUDA)

@@ -34,7 +34,7 @@ build_all() {
 # The targets CTest labels unit and cli need (every test of those labels runs one of these;
 # a gtest executable left out is silently not run, so new ones belong here). Names that do not
 # exist in this checkout (no CUDA, no Google Benchmark) are dropped below.
-sanitize_targets=(emu_tests reference_tests testfloat_tests reports_tests cli_lib_tests
+sanitize_targets=(core_tests emu_tests reference_tests testfloat_tests reports_tests cli_lib_tests
   checkpoint_tests fpconform tiled_gemm_example gpu_files_test gpu_analysis_test
   gpu_write_synthetic_results gpu_dumps_to_results gpu_plan_emu_results)
 

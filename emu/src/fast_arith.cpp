@@ -4,7 +4,7 @@
 #include <bit>
 #include <vector>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform {
 

@@ -2,6 +2,7 @@
 // quantize_block. The per-chunk kernel (amax, scale exponent, x * 2^-k, clamp) is compiled
 // for the baseline ISA and for AVX2 and picked at run time; the element rounding is F32Converter.
 #include "fpconform/fast_block_scale.hpp"
+#include "fpconform/core/cpu_features.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -211,7 +212,7 @@ __attribute__((target("avx2"))) std::size_t chunk_avx2_b32(const float* in, std:
 
 ChunkFn pick_chunk_kernel(int block) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx2"))
+  if (cpu_features().avx2)
     return block == 32 ? &chunk_avx2_b32 : block == 16 ? &chunk_avx2<16> : &chunk_avx2<0>;
 #endif
   return block == 32 ? &chunk_portable<32> : block == 16 ? &chunk_portable<16> : &chunk_portable<0>;

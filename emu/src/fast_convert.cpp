@@ -7,17 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "cpu_features.hpp"
+#include "fpconform/core/cpu_features.hpp"
 #include "fast_convert_kernel.hpp"
 #include "fast_convert_params.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform {
 
-using detail::cpu_has_avx2;
-using detail::cpu_has_avx512;
-using detail::cpu_has_f16c;
 using detail::F32Params;
 using RM = RoundingMode;
 
@@ -34,9 +31,9 @@ std::string_view to_string(ConvertKernel k) {
 }
 
 bool kernel_available(ConvertKernel k) {
-  if (k == ConvertKernel::f16c) return cpu_has_f16c();
-  if (k == ConvertKernel::avx512) return cpu_has_f16c() && cpu_has_avx512();
-  return k != ConvertKernel::avx2 || cpu_has_avx2();
+  if (k == ConvertKernel::f16c) return cpu_features().f16c;
+  if (k == ConvertKernel::avx512) return cpu_features().f16c && cpu_features().avx512;
+  return k != ConvertKernel::avx2 || cpu_features().avx2;
 }
 
 F32Converter::F32Converter(const Format& to, const Rounding& r, ConvertKernel k)
@@ -45,17 +42,17 @@ F32Converter::F32Converter(const Format& to, const Rounding& r, ConvertKernel k)
     throw Error("format", "fast conversion writes codes of at most 16 bits; '" + to.name +
                               "' is " + std::to_string(to.width()) + " bits wide");
   code_bytes_ = to.width() <= 8 ? 1 : 2;
-  if (k == ConvertKernel::avx2 && !cpu_has_avx2())
+  if (k == ConvertKernel::avx2 && !cpu_features().avx2)
     throw Error("kernel", "avx2 requested but this CPU (or build) has no AVX2");
-  if (k == ConvertKernel::f16c && !cpu_has_f16c())
+  if (k == ConvertKernel::f16c && !cpu_features().f16c)
     throw Error("kernel", "f16c requested but this CPU (or build) has no AVX2 and F16C");
   if (k == ConvertKernel::avx512 && !kernel_available(k))
     throw Error("kernel",
                 "avx512 requested but this CPU (or build) lacks AVX2, F16C or AVX-512 F/BW/DQ");
   if (k == ConvertKernel::best)
     k = kernel_available(ConvertKernel::avx512) ? ConvertKernel::avx512
-        : cpu_has_f16c()                         ? ConvertKernel::f16c
-        : cpu_has_avx2()                         ? ConvertKernel::avx2
+        : cpu_features().f16c                         ? ConvertKernel::f16c
+        : cpu_features().avx2                         ? ConvertKernel::avx2
                                                  : ConvertKernel::portable;
   if (k != ConvertKernel::reference && !detail::fast_convert_supports(to, r))
     k = ConvertKernel::reference;

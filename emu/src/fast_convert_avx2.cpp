@@ -293,21 +293,7 @@ __attribute__((target("avx2"))) void full_avx2(const float* in, void* out, std::
 
 template <class OutT>
 void pick_avx2(RM mode, LeanFn& lean, FullFn& full) {
-#define FPC_PICK(MODE)                   \
-  case RM::MODE:                         \
-    lean = &lean_avx2<RM::MODE, OutT>;   \
-    full = &full_avx2<RM::MODE, OutT>;   \
-    return;
-  switch (mode) {
-    FPC_PICK(rne)
-    FPC_PICK(rna)
-    FPC_PICK(rtz)
-    FPC_PICK(up)
-    FPC_PICK(down)
-    FPC_PICK(odd)
-    default: lean = nullptr; full = nullptr; return;
-  }
-#undef FPC_PICK
+  FPC_PICK_KERNELS(lean_avx2, full_avx2, mode, lean, full)
 }
 
 template void pick_avx2<std::uint8_t>(RM, LeanFn&, FullFn&);

@@ -36,13 +36,26 @@
 #include <cstdint>
 
 #include "fast_convert_params.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/rounding.hpp"
 
 #if FPC_X86
 #include <immintrin.h>
 #endif
 
 #define FPC_INLINE inline __attribute__((always_inline))
+
+// The body of pick_portable / pick_avx2: LEAN<M, OutT> and FULL<M, OutT> for the deterministic
+// modes (the instantiations the tables dispatch to), null for the stochastic ones.
+#define FPC_PICK_KERNELS(LEAN, FULL, mode, lean, full)  \
+  switch (mode) {                                       \
+    case RM::rne: lean = &LEAN<RM::rne, OutT>; full = &FULL<RM::rne, OutT>; return;     \
+    case RM::rna: lean = &LEAN<RM::rna, OutT>; full = &FULL<RM::rna, OutT>; return;     \
+    case RM::rtz: lean = &LEAN<RM::rtz, OutT>; full = &FULL<RM::rtz, OutT>; return;     \
+    case RM::up: lean = &LEAN<RM::up, OutT>; full = &FULL<RM::up, OutT>; return;        \
+    case RM::down: lean = &LEAN<RM::down, OutT>; full = &FULL<RM::down, OutT>; return;  \
+    case RM::odd: lean = &LEAN<RM::odd, OutT>; full = &FULL<RM::odd, OutT>; return;     \
+    default: lean = nullptr; full = nullptr; return;    \
+  }
 
 namespace fpconform::detail {
 

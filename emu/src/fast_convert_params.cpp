@@ -4,10 +4,10 @@
 
 #include <cstdint>
 
-#include "cpu_features.hpp"
+#include "fpconform/core/cpu_features.hpp"
 #include "fast_convert_kernel.hpp"
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform::detail {
 
@@ -56,7 +56,7 @@ void make_tierm_params(F32Params& p, const Format& f, const Rounding& r) {
   const int m = f.man_bits, emin = f.emin();
   const bool mode_ok = r.mode == RM::rne || r.mode == RM::rtz || r.mode == RM::up ||
                        r.mode == RM::down;
-  if (!cpu_has_fma()) return;
+  if (!cpu_features().fma) return;
   if (!mode_ok || f.width() > 8 || !f.is_signed || !f.subnormals || !f.has_zero ||
       !f.has_negative_zero() || f.bias > 127 || emin < -126 || m > 6)
     return;

@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define FPC_X86 1

@@ -27,21 +27,7 @@ void full_portable(const float* in, void* out, std::uint8_t* fl, std::size_t n,
 
 template <class OutT>
 void pick_portable(RM mode, LeanFn& lean, FullFn& full) {
-#define FPC_PICK(MODE)                       \
-  case RM::MODE:                             \
-    lean = &lean_portable<RM::MODE, OutT>;   \
-    full = &full_portable<RM::MODE, OutT>;   \
-    return;
-  switch (mode) {
-    FPC_PICK(rne)
-    FPC_PICK(rna)
-    FPC_PICK(rtz)
-    FPC_PICK(up)
-    FPC_PICK(down)
-    FPC_PICK(odd)
-    default: lean = nullptr; full = nullptr; return;
-  }
-#undef FPC_PICK
+  FPC_PICK_KERNELS(lean_portable, full_portable, mode, lean, full)
 }
 
 template void pick_portable<std::uint8_t>(RM, LeanFn&, FullFn&);

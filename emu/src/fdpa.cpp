@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "fpconform/arith.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/exact_ops.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 #include "fdpa_tree.hpp"
 
 namespace fpconform {

@@ -1,5 +1,6 @@
 // FdpaKernel: the integer fast path of fdpa (see fdpa_kernel.hpp).
 #include "fpconform/fdpa_kernel.hpp"
+#include "fpconform/core/cpu_features.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,8 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "fpconform/error.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/nan_policy.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -561,7 +562,7 @@ bool have_avx2() {
   static const bool has = [] {
     const char* e = std::getenv("FPCONFORM_DISPATCH");
     if (e && std::string_view(e) == "portable") return false;
-    return __builtin_cpu_supports("avx2") != 0;
+    return cpu_features().avx2;
   }();
   return has;
 }

@@ -6,9 +6,9 @@
 #include <climits>
 #include <functional>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/matrix_presets.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 #include "fdpa_tree.hpp"
 
 namespace fpconform {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/exact_ops.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 #include "fpconform/sum_tree.hpp"
 
 namespace fpconform::detail {

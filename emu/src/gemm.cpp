@@ -6,7 +6,7 @@
 #include <string>
 
 #include "fpconform/arith.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 
 namespace fpconform {

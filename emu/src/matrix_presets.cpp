@@ -25,8 +25,8 @@
 #include <optional>
 #include <string>
 
-#include "fpconform/error.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform {
 

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/exact.hpp"
 
 namespace fpconform {

@@ -102,7 +102,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform {
 

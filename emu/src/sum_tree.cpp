@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "fpconform/sum_tree.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform {
 

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "fpconform/arith.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform {
 namespace {

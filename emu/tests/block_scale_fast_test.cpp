@@ -15,7 +15,7 @@
 
 #include "fpconform/block_scale.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fast_block_scale.hpp"
 
 using namespace fpconform;

@@ -9,7 +9,7 @@
 
 #include "fpconform/block_scale.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 using namespace fpconform;
 
@@ -56,7 +56,7 @@ TEST(BlockScale, RuleTable) {
   }
 }
 
-// microxcaling issue #4 / FACTS: in e4m3 (emax 8) amax 957 gives X = 2^(9-8) = 2 (ue8m0 0x80);
+// microxcaling issue #4: in e4m3 (emax 8) amax 957 gives X = 2^(9-8) = 2 (ue8m0 0x80);
 // 957/2 = 478.5 rounds to 480 > 448 and clamps to 448 (0x7E), dequantizing to 896.
 TEST(BlockScale, Ocp957Example) {
   const auto q = quantize_block(f32s({957.f, 1.f, -3.f}), F32, E4M3, rule("ocp"));

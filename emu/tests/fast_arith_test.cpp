@@ -5,9 +5,9 @@
 
 #include <random>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fast_arith.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 
 namespace fpconform {
 namespace {

@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/threads.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/threads.hpp"
+#include "fpconform/core/error.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"

@@ -2,7 +2,7 @@
 // same parameters; bad keys and values are errors naming --model.
 #include <gtest/gtest.h>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/matrix_presets.hpp"
 

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/format.hpp"
 
 using namespace fpconform;
 

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa.hpp"
 #include "fpconform/fdpa_spec.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/gemm.hpp"
 #include "fpconform/matrix_presets.hpp"
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <map>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/profile.hpp"
 
 using namespace fpconform;

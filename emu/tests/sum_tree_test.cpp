@@ -1,7 +1,7 @@
 // Sum trees as data (sum_tree.hpp) and fdpa's tree structure read from text.
 #include <gtest/gtest.h>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/sum_tree.hpp"
 

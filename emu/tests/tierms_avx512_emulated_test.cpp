@@ -23,7 +23,7 @@
 
 #include "fpconform/convert.hpp"
 #include "fpconform/fast_convert.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 #include "../src/fast_convert_params.hpp"
 

@@ -16,30 +16,29 @@ int operands_per_case(const KernelInfo& k) {
   return 0;
 }
 
-std::uint32_t draw_code(SplitMix64& rng, const CodeFormat& f, const Distribution& d) {
+std::uint32_t draw_code(SplitMix64& rng, const Format& f, const Distribution& d) {
   using K = Distribution::Kind;
   if (d.kind == K::zero) return 0;
   for (;;) {  // redraw NaN/inf for finite and window; expected draws stay close to 1
     const std::uint64_t r = rng.next();
-    std::uint32_t code = static_cast<std::uint32_t>(r) & f.mask();
+    std::uint32_t code = static_cast<std::uint32_t>(r & f.code_mask());
     if (d.kind == K::window) {
       // sign: bit 0; exponent field uniform in [bias-W, bias+W] clipped to the field;
       // fraction: bits 32.. of the same draw.
       const int max_field = (1 << f.exp_bits) - 1;
       const int lo = std::max(0, f.bias - d.window), hi = std::min(max_field, f.bias + d.window);
       const auto exp_field = static_cast<std::uint32_t>(lo + static_cast<int>((r >> 1) % static_cast<std::uint64_t>(hi - lo + 1)));
-      const std::uint32_t frac = static_cast<std::uint32_t>(r >> 32) & ((1u << f.frac_bits) - 1u);
-      const bool has_sign = f.special != SpecialEncoding::ue8m0;
-      const std::uint32_t sign = has_sign ? static_cast<std::uint32_t>(r & 1) : 0u;
-      code = (sign << (f.bits - 1)) | (exp_field << f.frac_bits) | frac;
+      const std::uint32_t frac = static_cast<std::uint32_t>(r >> 32) & ((1u << f.man_bits) - 1u);
+      const std::uint32_t sign = f.is_signed ? static_cast<std::uint32_t>(r & 1) : 0u;
+      code = (sign << (f.width() - 1)) | (exp_field << f.man_bits) | frac;
     }
-    if (d.kind == K::uniform || !f.is_nan_or_inf(code)) return code;
+    if (d.kind == K::uniform || !(f.is_nan_code(code) || f.is_inf_code(code))) return code;
   }
 }
 
 namespace {
-CodeFormat format_or_throw(std::string_view name) {
-  auto f = code_format(name);
+Format format_or_throw(std::string_view name) {
+  auto f = find_builtin(name);
   if (!f) throw std::invalid_argument("no code format '" + std::string(name) + "'");
   return *f;
 }
@@ -54,7 +53,7 @@ std::vector<std::uint32_t> job_inputs(const Job& job, const KernelInfo& k) {
     for (const auto& c : job.cases) codes.insert(codes.end(), c.begin(), c.end());
     return codes;
   }
-  const CodeFormat in = format_or_throw(k.in_format);
+  const Format in = format_or_throw(k.in_format);
   codes.reserve(job.count * per_case);
   SplitMix64 rng(job.seed);
   const Distribution* dists[3] = {&job.dist_a, &job.dist_b, &job.dist_c};
@@ -63,7 +62,7 @@ std::vector<std::uint32_t> job_inputs(const Job& job, const KernelInfo& k) {
       case KernelKind::convert:
         if (k.packing == Packing::packed) {  // two lanes drawn high lane first
           const std::uint32_t hi = draw_code(rng, in, job.dist_a), lo = draw_code(rng, in, job.dist_a);
-          codes.push_back((hi << in.bits) | lo);
+          codes.push_back((hi << in.width()) | lo);
         } else {
           codes.push_back(draw_code(rng, in, job.dist_a));
         }
@@ -72,7 +71,7 @@ std::vector<std::uint32_t> job_inputs(const Job& job, const KernelInfo& k) {
         for (int j = 0; j < k.arity; ++j) codes.push_back(draw_code(rng, in, *dists[j]));
         break;
       case KernelKind::dot: {
-        const CodeFormat c = format_or_throw(k.c_format);
+        const Format c = format_or_throw(k.c_format);
         for (int j = 0; j < k.k; ++j) codes.push_back(draw_code(rng, in, job.dist_a));
         for (int j = 0; j < k.k; ++j) codes.push_back(draw_code(rng, in, job.dist_b));
         codes.push_back(draw_code(rng, c, job.dist_c));

@@ -67,7 +67,7 @@ fi
 # the summation tree. Rows with product i = +M and c = -M place C in the tree; one all-units row
 # shows that k + 1 units add up exactly. These are the queries of characterize's recover_order
 # (C a unit, not 0, so that C's place is seen in every pair), which `gpu-analyze` replays on them
-# (analysis/fprev_tree.cpp). Kernels with f32 output only (the count must be exact in the output).
+# (tools/engines/gpu_analysis/src/fprev_tree.cpp). Kernels with f32 output only (the count must be exact in the output).
 # M/u must exceed 2^(log2(k+1) + 26) (IEEE f32 additions of up to k units beside M; 2^34 for
 # k = 128), as recover_order's own choice does: units 2^-28 (f16, e5m2: their smallest normal
 # squared), 1 (bf16, tf32: M is 2^60), 2^-18 (e4m3: its smallest subnormal squared; a device that

@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <string>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "internal.hpp"
 
 namespace fpconform::reference {

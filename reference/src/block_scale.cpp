@@ -1,10 +1,10 @@
-// The oracle for block-scaled quantization, written from the comments of
-// emu/include/fpconform/block_scale.hpp (not from emu/src/block_scale.cpp).
+// The oracle for block-scaled quantization, written from the rules' comments
+// (emu/core/include/fpconform/core/scale_rule.hpp), not from emu/src/block_scale.cpp.
 //
 // Independence: values are decoded by the oracle's decode, limits come from the oracle's
 // limits/max_finite/min_positive, and every scale and element is rounded once by round_exact.
-// Nothing here calls emu/ beyond parse_format (the rule's format names) and the data of
-// ScaleRule, Format and Rounding.
+// It uses only the core: parse_format (the rule's format names) and the data of ScaleRule,
+// Format and Rounding.
 //
 // Exactness: amax, the products X * g and maxf_elem * g are exact in MPFR. Quotients (A / maxf,
 // x / (X * g)) are truncated to kQuotientBits bits with a sticky bit appended when inexact; as
@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "internal.hpp"
 
 namespace fpconform::reference {

@@ -5,7 +5,7 @@
 
 #include <mpfr.h>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "internal.hpp"
 
 namespace fpconform::reference {
@@ -155,6 +155,32 @@ OracleResult exact_dot(std::span<const std::uint64_t> a, const Format& fa,
   for (std::size_t i = 0; i < a.size(); ++i) acc.add_product(a[i], fa, b[i], fb);
   acc.add(c, fc);
   return acc.round(out, r);
+}
+
+DotError dot_error(const Format& in, std::span<const std::uint64_t> a,
+                   std::span<const std::uint64_t> b, const Format& cf, std::uint64_t c,
+                   const Format& df, std::uint64_t d) {
+  ExactAccumulator acc;
+  for (std::size_t i = 0; i < a.size(); ++i) acc.add_product(a[i], in, b[i], in);
+  acc.add(c, cf);
+  mpfr_t exact, got, diff;
+  mpfr_init2(exact, 2);
+  mpfr_inits2(64, got, diff, (mpfr_ptr)0);
+  acc.value(exact);
+  decode(got, d, df, false);
+  DotError r;
+  if (!mpfr_number_p(exact) || !mpfr_number_p(got) ||
+      (!mpfr_zero_p(exact) && mpfr_get_exp(exact) > df.emax() + 1)) {
+    r.overflow = true;
+  } else {
+    r.value = mpfr_get_d(exact, MPFR_RNDN);
+    mpfr_set_prec(diff, mpfr_get_prec(exact) + 4096);
+    mpfr_sub(diff, got, exact, MPFR_RNDN);
+    mpfr_abs(diff, diff, MPFR_RNDN);
+    r.err = mpfr_get_d(diff, MPFR_RNDU);
+  }
+  mpfr_clears(exact, got, diff, (mpfr_ptr)0);
+  return r;
 }
 
 }  // namespace fpconform::reference

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "internal.hpp"
 
 namespace fpconform::reference {

@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "internal.hpp"
 
 namespace fpconform::reference {

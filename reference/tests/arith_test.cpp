@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 #include "fpconform/reference/arith.hpp"
 #include "test_util.hpp"
 

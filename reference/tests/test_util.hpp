@@ -11,10 +11,10 @@
 
 #include <mpfr.h>
 
-#include "fpconform/error.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/reference/oracle.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace reftest {
 

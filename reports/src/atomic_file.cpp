@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <random>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::reports {
 

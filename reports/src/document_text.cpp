@@ -1,7 +1,7 @@
 // Markdown, JSON and CSV writers of a report Document.
 #include <filesystem>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 #include "fpconform/reports/document.hpp"
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 
 namespace fpconform::reports {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/document.hpp"
 
 namespace fpconform::reports {

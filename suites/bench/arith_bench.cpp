@@ -22,10 +22,11 @@
 
 #include <time.h>
 
-#include "fpconform/threads.hpp"
+#include "fpconform/core/splitmix.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/fast_arith.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/reference/double_arith.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -40,13 +41,6 @@ namespace {
 using namespace fpconform;
 using u64 = std::uint64_t;
 using u16 = std::uint16_t;
-
-u64 mix(u64 x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 enum class BOp { add, mul, div };
 constexpr const char* kName[] = {"add", "mul", "div"};
@@ -157,7 +151,7 @@ int main(int argc, char** argv) {
   p.a.resize(npairs);
   p.b.resize(npairs);
   for (std::size_t i = 0; i < npairs; ++i) {
-    p.a[i] = static_cast<u16>(mix(i >> 16));
+    p.a[i] = static_cast<u16>(splitmix64(i >> 16));
     p.b[i] = static_cast<u16>(i);
   }
   const unsigned T = threads();

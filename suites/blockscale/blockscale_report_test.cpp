@@ -18,7 +18,7 @@
 
 #include "fpconform/block_scale.hpp"
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace {
 

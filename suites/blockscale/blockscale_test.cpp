@@ -18,7 +18,7 @@
 #include <mpfr.h>
 
 #include "fpconform/block_scale.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/reference/block_scale.hpp"
 
 namespace {

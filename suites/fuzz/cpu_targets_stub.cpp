@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
 

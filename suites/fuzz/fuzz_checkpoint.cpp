@@ -1,4 +1,4 @@
-// Checkpoint files of resumable runs (tools/fpconform/lib/checkpoint.hpp) and the report
+// Checkpoint files of resumable runs (tools/engines/files/include/fpconform/files/checkpoint.hpp) and the report
 // sections a `report` checkpoint keeps (reports::section_from_json). The first byte chooses:
 //   even: the rest is a checkpoint file of `report`, whose fields must be sections;
 //   odd:  the rest is one section as JSON.
@@ -7,9 +7,9 @@
 // section JSON both).
 #include <string>
 
-#include "checkpoint.hpp"
+#include "fpconform/files/checkpoint.hpp"
 #include "fuzz_common.hpp"
-#include "report_checkpoint.hpp"
+#include "fpconform/files/report_checkpoint.hpp"
 
 using namespace fpconform;
 
@@ -18,16 +18,16 @@ namespace {
 constexpr const char* kArgs = "run=quick seed=1 devices=d version=v";
 
 void checkpoint_round_trip(const std::string& text) {
-  cli::Checkpoint c;
-  if (!fpfuzz::guarded("checkpoint", [&] { c = cli::parse_checkpoint(text, "fuzz.ckpt", "report", kArgs); }))
+  files::Checkpoint c;
+  if (!fpfuzz::guarded("checkpoint", [&] { c = files::parse_checkpoint(text, "fuzz.ckpt", "report", kArgs); }))
     return;
-  const std::string back = cli::checkpoint_text(c);
-  cli::Checkpoint again;
-  fpfuzz::require(fpfuzz::guarded("checkpoint", [&] { again = cli::parse_checkpoint(back, "w.ckpt", "report", kArgs); }),
+  const std::string back = files::checkpoint_text(c);
+  files::Checkpoint again;
+  fpfuzz::require(fpfuzz::guarded("checkpoint", [&] { again = files::parse_checkpoint(back, "w.ckpt", "report", kArgs); }),
                   "checkpoint", "an accepted checkpoint does not read back from its own text");
   fpfuzz::require(again.fields == c.fields, "checkpoint", "a checkpoint reads back different fields");
   std::vector<reports::Section> sections;
-  if (!fpfuzz::guarded("checkpoint", [&] { sections = cli::report_sections_of(c, "fuzz.ckpt"); })) return;
+  if (!fpfuzz::guarded("checkpoint", [&] { sections = files::report_sections_of(c, "fuzz.ckpt"); })) return;
   for (const auto& s : sections) {
     const auto j = reports::section_to_json(s);
     reports::Section r;

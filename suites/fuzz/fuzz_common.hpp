@@ -11,8 +11,8 @@
 #include <string_view>
 #include <typeinfo>
 
-#include "fpconform/error.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpfuzz {
 

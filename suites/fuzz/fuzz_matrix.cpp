@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "matrix_io.hpp"
+#include "fpconform/files/matrix_io.hpp"
 
 using namespace fpconform;
 
@@ -51,11 +51,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (kind % 4 == 3) {
     const int rows = static_cast<int>(kind >> 3) - 2, cols = 1 + static_cast<int>(body.size() % 7);
     Matrix m;
-    if (fpfuzz::guarded("matrix", [&] { m = cli::read_raw_matrix(path, f, rows, cols, "--a"); }))
+    if (fpfuzz::guarded("matrix", [&] { m = files::read_raw_matrix(path, f, rows, cols, "--a"); }))
       check(m, f);
   } else {
     Matrix m;
-    if (fpfuzz::guarded("matrix", [&] { m = cli::read_matrix(path, f, "--a", round_values); }))
+    if (fpfuzz::guarded("matrix", [&] { m = files::read_matrix(path, f, "--a", round_values); }))
       check(m, f);
   }
   std::remove(path.c_str());

@@ -15,7 +15,7 @@
 #include <mpfr.h>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/reference/dot.hpp"
 #include "fpconform/reference/oracle.hpp"

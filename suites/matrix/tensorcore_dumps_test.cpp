@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/matrix_presets.hpp"

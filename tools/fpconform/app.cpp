@@ -9,7 +9,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/run.hpp"
 
 #ifndef FPCONFORM_VERSION
@@ -60,19 +60,15 @@ CliApp make_app() {
   CLI::App& app = *c.app;
   app.set_version_flag("--version", "fpconform " FPCONFORM_VERSION);
   app.require_subcommand(1);
-  add_formats_command(app, c.commands);
-  add_convert_command(app, c.commands);
-  add_testfloat_commands(app, c.commands);
-  add_report_command(app, c.commands);
-  add_matrix_commands(app, c.commands);
-  add_quantize_commands(app, c.commands);
-  add_probe_command(app, c.commands);
-  add_fit_command(app, c.commands);
-  add_validate_command(app, c.commands);
-  add_bench_command(app, c.commands);
-  add_sweep_command(app, c.commands);
-  add_gpu_analyze_command(app, c.commands);
-  add_tolerance_command(app, c.commands);
+  // The verbs, in the order --help lists them.
+  using AddCommands = void (*)(CLI::App&, std::vector<Command>&);
+  const AddCommands verbs[] = {add_formats_command, add_convert_command, add_testfloat_commands,
+                               add_report_command, add_matrix_commands, add_quantize_commands,
+                               add_probe_command, add_fit_command, add_validate_command,
+                               add_bench_command, add_sweep_command, add_gpu_analyze_command,
+                               add_tolerance_command};
+  for (AddCommands add : verbs)
+    add(app, c.commands);
 
   refuse_negative_unsigned(app);
 

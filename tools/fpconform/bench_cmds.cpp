@@ -1,4 +1,4 @@
-// fpconform bench [--quick]: every hot path next to its baseline (suites/bench). The comparison
+// fpconform bench [--quick]: every hot path next to its baseline (tools/engines/bench). The comparison
 // lines and the `N ok, M short` summary go to stdout; notes (substituted or skipped baselines,
 // extrapolations, peak RSS) to stderr. Exit 0 whatever the speed: a SHORT line is a
 // measurement, not a failure of the command.
@@ -7,7 +7,7 @@
 
 #include "numeric_options.hpp"
 #include "commands.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #ifdef FPCONFORM_HAVE_BENCH
 #include "fpconform/bench/suite.hpp"
 #endif

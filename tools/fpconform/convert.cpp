@@ -4,10 +4,11 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "convert_values.hpp"
+#include "fpconform/files/convert_values.hpp"
 #include "options.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 namespace {
 struct ConvertArgs {

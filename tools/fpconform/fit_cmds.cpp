@@ -6,11 +6,11 @@
 
 #include "numeric_options.hpp"
 #include "commands.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/characterize/fit.hpp"
 #include "fpconform/characterize/rows.hpp"
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 
 namespace fpconform::cli {

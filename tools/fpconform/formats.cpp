@@ -3,9 +3,10 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "format_listing.hpp"
+#include "fpconform/files/format_listing.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 void add_formats_command(CLI::App& app, std::vector<Command>& commands) {
   auto* sub = app.add_subcommand("formats", "List the built-in formats and their limits");

@@ -1,11 +1,12 @@
 #include "gemm_args.hpp"
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
-#include "matrix_io.hpp"
+#include "fpconform/files/matrix_io.hpp"
 #include "numeric_options.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required) {
   auto* model = sub->add_option("--model", g.model, "preset (fpconform models) or custom:key=value,...");

@@ -14,8 +14,8 @@
 
 #include "numeric_options.hpp"
 #include "commands.hpp"
-#include "fpconform/threads.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/threads.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/gpu/analysis.hpp"
 #include "fpconform/gpu/fprev_tree.hpp"
 #include "fpconform/gpu/mma_verdict.hpp"

@@ -4,14 +4,15 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/gemm.hpp"
 #include "gemm_args.hpp"
 #include "matrix_cmds_lib.hpp"
-#include "matrix_io.hpp"
+#include "fpconform/files/matrix_io.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
   {

@@ -8,15 +8,15 @@
 #include "numeric_options.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
-#include "probe_journal.hpp"
+#include "fpconform/files/probe_journal.hpp"
 #include "fpconform/characterize/characterize.hpp"
 #include "fpconform/characterize/cuda_target.hpp"
-#include "fpconform/characterize/order.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 #include "fpconform/characterize/device_profile.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 namespace {
 
 // The longest block of the fused structure (emu/src/fdpa.cpp: block 1..64): a --max-k below it
@@ -39,27 +39,7 @@ std::string canonical_args(const ProbeArgs& a, const characterize::Target& t) {
          " max-k=" + std::to_string(a.max_k) + " order-k=" + std::to_string(a.order_k);
 }
 
-// The summation tree as one more piece of evidence (FPRev; arXiv 2411.00442).
-characterize::ProbeEvidence order_evidence(characterize::Target& t, int k) {
-  characterize::ProbeEvidence e;
-  e.probe = "summation order";
-  try {
-    characterize::OrderStats stats;
-    const auto tree = characterize::recover_order(t, k, &stats);
-    const auto findings = characterize::describe_order(tree);
-    e.finding = tree.text();
-    e.proves = "FPRev with k = " + std::to_string(k) + " (" + std::to_string(stats.queries) +
-               " queries): +M and -M at two leaves, units elsewhere; the surviving units count "
-               "the leaves outside their lowest common ancestor. " + findings.summary;
-    for (const auto& n : stats.notes) e.proves += " " + n;
-  } catch (const Error& err) {
-    e.finding = "not recovered";
-    e.proves = err.what();
-  }
-  return e;
-}
-
-int characterize_and_print(const ProbeArgs& a, characterize::Target* t);
+int characterize_and_print(const ProbeArgs& a, characterize::Target* t, const characterize::CudaTarget* cuda);
 
 // Offline cuda: targets: the rows no result answered become the next round's plan; exit 4 says
 // "run this plan on the GPU, then rerun with --results" (no profile is written before then).
@@ -82,14 +62,20 @@ int run_probe(const ProbeArgs& a) {
   if (!a.out_dir.empty()) reports::prepare_output_dir(a.out_dir, "--out-dir");
   if (!a.cuda.plan_out.empty()) reports::prepare_output_dir(a.cuda.plan_out, "--plan-out");
   if (!a.checkpoint.empty()) reports::check_output_file(a.checkpoint, "--checkpoint");
-  auto target = a.target.rfind("cuda:", 0) == 0
-                    ? characterize::make_cuda_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target", a.cuda)
-                    : characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");
+  std::unique_ptr<characterize::Target> target;
+  const characterize::CudaTarget* cuda = nullptr;  // offline rounds end in a plan, not a profile
+  if (a.target.rfind("cuda:", 0) == 0) {
+    auto t = characterize::make_cuda_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target", a.cuda);
+    cuda = t.get();
+    target = std::move(t);
+  } else {
+    target = characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");
+  }
   if (const std::string why = target->unavailable(); !why.empty())
     throw Error("--target", target->name() + " cannot run here: " + why);
   if (a.checkpoint.empty()) {
     if (a.resume) throw Error("--resume", "needs --checkpoint PATH");
-    return characterize_and_print(a, target.get());
+    return characterize_and_print(a, target.get(), cuda);
   }
   // Resumable: every answer of the target is journaled; SIGINT/SIGTERM stop at the next query.
   InterruptGuard guard;
@@ -99,7 +85,7 @@ int run_probe(const ProbeArgs& a) {
     std::fprintf(stderr, "fpconform probe: resuming: %zu answers journaled in %s\n", journal.journaled(),
                  a.checkpoint.c_str());
   try {
-    const int rc = characterize_and_print(a, &journal);
+    const int rc = characterize_and_print(a, &journal, cuda);
     journal.remove();  // done: nothing left to resume
     return rc;
   } catch (const ProbeInterrupted&) {
@@ -115,7 +101,7 @@ int run_probe(const ProbeArgs& a) {
 
 // The characterization and its report. Everything goes to stdout at the end (and --out-dir is
 // written atomically), so an interrupted run prints no result-looking line.
-int characterize_and_print(const ProbeArgs& a, characterize::Target* t) {
+int characterize_and_print(const ProbeArgs& a, characterize::Target* t, const characterize::CudaTarget* cuda) {
   characterize::CharacterizeOptions o;
   o.seed = a.seed;
   o.validation_cases = a.cases;
@@ -129,15 +115,14 @@ int characterize_and_print(const ProbeArgs& a, characterize::Target* t) {
                t->in().name.c_str(), t->out().name.c_str(), a.seed);
   auto c = characterize::characterize(*t, o);
   if (tty) std::fputs("\r\033[K", stderr);
-  const int order_k = t->supports_k(a.order_k) ? a.order_k : (t->supports_k(a.order_k + 1) ? a.order_k + 1 : 0);
-  if (order_k > 0) c.evidence.push_back(order_evidence(*t, order_k));
+  if (auto order = characterize::order_evidence(*t, a.order_k)) c.evidence.push_back(std::move(*order));
   c.queries = t->queries();
   std::printf("target %s: %s -> %s\n", c.target.c_str(), c.in.name.c_str(), c.out.name.c_str());
   for (const auto& e : c.evidence) std::printf("  %-20s %s\n", e.probe.c_str(), e.finding.c_str());
   std::printf("%s\n", c.verdict.c_str());
   if (!c.deterministic) std::printf("non-deterministic: identical calls gave different answers\n");
   std::printf("%" PRIu64 " queries, %.1f s\n", c.queries, c.seconds);
-  if (auto* cuda = dynamic_cast<characterize::CudaTarget*>(t); cuda && cuda->pending() > 0)
+  if (cuda && cuda->pending() > 0)
     return next_gpu_round(*cuda);  // offline: the answers above are partly the stand-in's
   if (!a.out_dir.empty()) {
     const std::string path = characterize::write_device_profile(c, a.out_dir, FPCONFORM_VERSION);

@@ -4,11 +4,12 @@
 
 #include "commands.hpp"
 #include "fpconform/block_scale.hpp"
-#include "fpconform/error.hpp"
-#include "matrix_io.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/files/matrix_io.hpp"
 #include "quantize_lib.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 void add_quantize_commands(CLI::App& app, std::vector<Command>& commands) {
   {

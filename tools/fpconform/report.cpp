@@ -18,13 +18,14 @@
 
 #include "numeric_options.hpp"
 #include "commands.hpp"
-#include "fpconform/error.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/report/report_content.hpp"
 #include "fpconform/reports/atomic_file.hpp"
-#include "report_checkpoint.hpp"
+#include "fpconform/files/report_checkpoint.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 namespace {
 struct ReportArgs {

@@ -16,16 +16,17 @@
 #include <sstream>
 
 #include "numeric_options.hpp"
-#include "checkpoint.hpp"
+#include "fpconform/files/checkpoint.hpp"
 #include "commands.hpp"
 #include "fpconform/conformance/arith_sweep.hpp"
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 #include "interrupt.hpp"
-#include "sweep_checkpoint.hpp"
+#include "fpconform/files/sweep_checkpoint.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "eval_once.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/run.hpp"
 #include "options.hpp"
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "commands.hpp"
-#include "fpconform/error.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/tolerance/bound.hpp"
 
 namespace fpconform::cli {

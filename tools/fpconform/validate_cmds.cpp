@@ -2,20 +2,21 @@
 // two implementations against each other (--against, --logits), and batch invariance.
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "numeric_options.hpp"
 #include "commands.hpp"
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reports/atomic_file.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/threads.hpp"
+#include "fpconform/validate/explain.hpp"
 #include "fpconform/validate/summary.hpp"
 #include "gemm_args.hpp"
-#include "matrix_io.hpp"
+#include "fpconform/files/matrix_io.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 namespace {
 
 struct ValidateArgs {
@@ -67,23 +68,6 @@ void refuse_nan(const ValidateArgs& o, const Matrix& m, const char* what, const 
                     "NaN input (--allow-nan validates NaN propagation)");
 }
 
-// Row r of m as a 1 x cols matrix; column c of m as a rows x 1 matrix.
-Matrix row_of(const Matrix& m, int r) {
-  const auto first = m.codes.begin() + static_cast<long>(r) * m.cols;
-  return Matrix{1, m.cols, m.format, {first, first + m.cols}};
-}
-Matrix column_of(const Matrix& m, int c) {
-  Matrix out{m.rows, 1, m.format, {}};
-  for (int r = 0; r < m.rows; ++r) out.codes.push_back(m.at(r, c));
-  return out;
-}
-
-std::string hex(const Format& f, std::uint64_t code) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%0*" PRIx64, f.hex_digits(), code);
-  return buf;
-}
-
 void write_json(const std::string& path, const nlohmann::json& j) {
   if (!path.empty()) reports::write_output(path, j.dump(2) + "\n", "--json");
 }
@@ -103,24 +87,7 @@ int run_validate(const ValidateArgs& o) {
     const Matrix d = load(o, o.d, out, "--d", m, n);
     const Matrix d2 = load(o, o.against, out, "--against", m, n);
     if (o.logits) {
-      std::vector<int> tokens;
-      if (!o.tokens.empty()) {
-        std::ifstream t(o.tokens);
-        if (!t) throw Error("--tokens", "cannot open '" + o.tokens + "'");
-        std::string line;
-        for (int ln = 1; std::getline(t, line); ++ln) {
-          std::size_t used = 0;
-          int v = 0;
-          try {
-            v = std::stoi(line, &used);
-          } catch (const std::exception&) {
-            used = 0;
-          }
-          if (used == 0 || line.find_first_not_of(" \t\r", used) != std::string::npos)
-            throw Error(o.tokens + ":" + std::to_string(ln), "not a token id: '" + line + "'");
-          tokens.push_back(v);
-        }
-      }
+      const std::vector<int> tokens = o.tokens.empty() ? std::vector<int>{} : validate::read_token_ids(o.tokens);
       const auto mm = validate::logit_mismatch(d, d2, tokens, o.seed);
       if (o.tokens.empty()) std::printf("tokens sampled from --d's distribution, seed %" PRIu64 "\n", o.seed);
       write_json(o.json, validate::mismatch_json(mm));  // before any result: it may fail
@@ -160,19 +127,11 @@ int run_validate(const ValidateArgs& o) {
 
   if (o.batch_invariance) {
     if (!model) throw Error("--batch-invariance", "needs --model (or --against with two outputs)");
-    const Matrix batch = gemm(*model, a, b, c ? &*c : nullptr);
-    GemmOptions alone_opt = *model;
-    alone_opt.split_k = o.split_k_alone;
-    Matrix alone{batch.rows, batch.cols, batch.format, {}};
-    for (int i = 0; i < a.rows; ++i) {
-      const Matrix crow = c ? row_of(*c, i) : Matrix{};
-      const Matrix r = gemm(alone_opt, row_of(a, i), b, c ? &crow : nullptr);
-      alone.codes.insert(alone.codes.end(), r.codes.begin(), r.codes.end());
-    }
-    const auto rows = validate::rows_not_invariant(batch, alone);
-    write_json(o.json, {{"rows", batch.rows}, {"differing_rows", rows}});
+    const auto bi = validate::model_batch_invariance(*model, a, b, c ? &*c : nullptr, o.split_k_alone);
+    const auto& rows = bi.differing_rows;
+    write_json(o.json, {{"rows", bi.rows}, {"differing_rows", rows}});
     std::printf("batch invariance: %zu of %d rows differ between the batch (split-k %d) and "
-                "rows alone (split-k %d)\n", rows.size(), batch.rows, model->split_k, o.split_k_alone);
+                "rows alone (split-k %d)\n", rows.size(), bi.rows, model->split_k, o.split_k_alone);
     for (std::size_t i = 0; i < rows.size() && i < 20; ++i) std::printf("  row %d\n", rows[i]);
     return rows.empty() ? 0 : 1;
   }
@@ -204,28 +163,7 @@ int run_validate(const ValidateArgs& o) {
     if (!(e >> r >> comma >> col) || comma != ',' || r < 0 || col < 0 || r >= q.d.rows || col >= q.d.cols)
       throw Error("--element", "'" + o.element + "' is not R,C inside " + std::to_string(q.d.rows) +
                                    "x" + std::to_string(q.d.cols));
-    std::printf("D[%d][%d] = sum_k A[%d][k] * B[k][%d] + C, K = %d\n", r, col, r, col, a.cols);
-    std::string line;
-    for (int kk = 0; kk < a.cols; ++kk) line += hex(in, a.at(r, kk)) + " ";
-    for (int kk = 0; kk < a.cols; ++kk) line += hex(in, b.at(kk, col)) + " ";
-    const std::uint64_t cv = c ? c->at(r, col) : 0;
-    line += hex(model ? model->acc : out, cv);
-    std::printf("kernel:   %s (%.9g)\n", hex(out, q.d.at(r, col)).c_str(), validate::code_value(out, q.d.at(r, col)));
-    const Matrix ar = row_of(a, r), bc = column_of(b, col);
-    const Matrix cc{1, 1, c ? c->format : out, {cv}};
-    if (model) {
-      const std::uint64_t want = gemm(*model, ar, bc, c ? &cc : nullptr).codes[0];
-      std::printf("model:    %s (%.9g)\n", hex(out, want).c_str(), validate::code_value(out, want));
-      const GemmOptions& g = *model;
-      if (g.split_k == 1 && g.promote_every == 0 && !g.reverse_k && g.scale_a.empty() &&
-          g.block_scale_a.empty() && g.acc == out)
-        std::printf("the model's working: echo '%s' | fpconform dot --model '%s' --in %s --out %s\n",
-                    line.c_str(), o.g.model.c_str(), in.name.c_str(), out.name.c_str());
-    }
-    const auto ex = validate::exact_gemm(ar, bc, c ? &cc : nullptr, out, q.exact_rounding, 1);
-    std::printf("exact:    %.21Lg, correctly rounded %s (%.9g)\n", ex.value[0],
-                hex(out, ex.rounded.codes[0]).c_str(), validate::code_value(out, ex.rounded.codes[0]));
-    std::printf("operands (a..., b..., c; hex codes): %s\n", line.c_str());
+    std::fputs(validate::element_text(validate::explain_element(q, r, col), q).c_str(), stdout);
     return 0;
   }
 

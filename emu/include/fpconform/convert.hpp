@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "fpconform/exact.hpp"
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform {
 

@@ -29,7 +29,7 @@
 
 #include "fpconform/block_scale.hpp"
 #include "fpconform/fast_convert.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform {
 

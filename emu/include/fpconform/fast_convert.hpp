@@ -35,8 +35,8 @@
 #include <span>
 #include <string_view>
 
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform {
 

@@ -71,8 +71,8 @@
 #include <vector>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform {
 

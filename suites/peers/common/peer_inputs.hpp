@@ -15,23 +15,16 @@
 #include <thread>
 #include <vector>
 
-#include "fpconform/threads.hpp"
+#include "fpconform/core/parallel_for.hpp"
+#include "fpconform/core/splitmix.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::peers {
 
 // splitmix64: a fixed, portable sequence.
-struct Rng {
-  std::uint64_t s;
-  explicit Rng(std::uint64_t seed) : s(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
+using Rng = SplitMix64;
 
 inline std::uint32_t f32_bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 inline std::uint64_t f64_bits(double d) { return std::bit_cast<std::uint64_t>(d); }
@@ -157,15 +150,12 @@ inline std::vector<std::uint64_t> f64_sample(const std::vector<Format>& targets,
 
 // Runs body(begin, end) over [0, n) split across FPCONFORM_THREADS threads (else the machine's).
 inline void parallel_for(std::uint64_t n, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
-  unsigned t = default_thread_count();
-  if (n < (1u << 16)) t = 1;
-  std::vector<std::thread> threads;
+  const unsigned t = n < (1u << 16) ? 1 : default_thread_count();
   const std::uint64_t chunk = (n + t - 1) / t;
-  for (unsigned i = 0; i < t; ++i) {
+  fpconform::parallel_for(t, t, [&](std::size_t i) {
     const std::uint64_t b = i * chunk, e = std::min(n, b + chunk);
-    if (b < e) threads.emplace_back(body, b, e);
-  }
-  for (auto& th : threads) th.join();
+    if (b < e) body(b, e);
+  });
 }
 
 // The mismatch lines to print: the `k` with the smallest keys (input codes), so the list does not

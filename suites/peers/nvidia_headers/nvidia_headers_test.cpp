@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/profile.hpp"
 #include "peer_inputs.hpp"
 

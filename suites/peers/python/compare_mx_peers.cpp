@@ -29,7 +29,7 @@
 
 #include "fpconform/block_scale.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fast_block_scale.hpp"
 #include "fpconform/fast_convert.hpp"
 

@@ -41,9 +41,10 @@
 #include <thread>
 #include <vector>
 
-#include "fpconform/threads.hpp"
+#include "fpconform/core/splitmix.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/arith.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -59,13 +60,6 @@ namespace {
 constexpr int kSkip = 77;
 using u64 = std::uint64_t;
 using u16 = std::uint16_t;
-
-u64 mix(u64 x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 u64 env_u64(const char* name, u64 fallback) {
   if (const char* e = std::getenv(name)) {
@@ -213,7 +207,7 @@ struct Sample {
       if (op == HwOp::fma) c = specials[i / (ns * ns)];
       return;
     }
-    const u64 r = mix(seed ^ (i * 0x9E3779B97F4A7C15ull));
+    const u64 r = splitmix64(seed ^ (i * 0x9E3779B97F4A7C15ull));
     a = static_cast<u16>(r);
     b = static_cast<u16>(r >> 16);
     c = static_cast<u16>(r >> 32);

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::cli {
 

@@ -1,11 +1,12 @@
 #include "eval_once.hpp"
 
-#include "convert_values.hpp"
-#include "format_listing.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/files/convert_values.hpp"
+#include "fpconform/files/format_listing.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/line.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 
 EvalOnceOutput eval_once(const testfloat::Function& f, const testfloat::Options& options,
                          const std::vector<std::string>& values) {

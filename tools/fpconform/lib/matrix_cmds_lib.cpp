@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli_args.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/matrix_presets.hpp"

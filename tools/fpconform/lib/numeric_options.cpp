@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "cli_args.hpp"
-#include "fpconform/error.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/threads.hpp"
 
 namespace fpconform::cli {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::cli {
 

@@ -2,12 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "cli_args.hpp"
-#include "convert_values.hpp"
+#include "fpconform/files/convert_values.hpp"
 #include "eval_once.hpp"
-#include "fpconform/error.hpp"
-#include "format_listing.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/files/format_listing.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 namespace {
 
 using Args = std::vector<std::string>;

@@ -13,16 +13,17 @@
 #include <limits>
 #include <optional>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/testfloat/function.hpp"
 #include "fpconform/testfloat/line.hpp"
-#include "fpconform/threads.hpp"
-#include "matrix_io.hpp"
+#include "fpconform/core/threads.hpp"
+#include "fpconform/files/matrix_io.hpp"
 #include "numeric_options.hpp"
 
 namespace fpconform::cli {
+using namespace fpconform::files;
 namespace {
 
 // The message of the Error `f` throws ("" when it throws none).

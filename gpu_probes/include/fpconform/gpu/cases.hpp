@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fpconform/gpu/code_format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/gpu/kernel_catalog.hpp"
 #include "fpconform/gpu/plan.hpp"
 #include "fpconform/gpu/splitmix.hpp"
@@ -16,7 +16,7 @@ namespace fpconform::gpu {
 int operands_per_case(const KernelInfo& k);
 
 // One code drawn from a distribution (PLAN.md "Generator").
-std::uint32_t draw_code(SplitMix64& rng, const CodeFormat& f, const Distribution& d);
+std::uint32_t draw_code(SplitMix64& rng, const Format& f, const Distribution& d);
 
 // All inputs of an explicit or generated job, case after case, operands_per_case codes each.
 // Throws std::invalid_argument for a sweep (sweeps are enumerated, never stored).

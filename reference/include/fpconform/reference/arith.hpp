@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "fpconform/arith.hpp"  // data types only: Op, OpOptions, NanPolicy
+#include "fpconform/core/operation.hpp"
 #include "fpconform/reference/oracle.hpp"
 
 namespace fpconform::reference {

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "fpconform/block_scale.hpp"  // data types only: ScaleRule, ScaleChoice
+#include "fpconform/core/scale_rule.hpp"
 #include "fpconform/reference/oracle.hpp"
 
 namespace fpconform::reference {

@@ -44,4 +44,14 @@ OracleResult exact_dot(std::span<const std::uint64_t> a, const Format& fa,
                        std::span<const std::uint64_t> b, const Format& fb, std::uint64_t c,
                        const Format& fc, const Format& out, const Rounding& r);
 
+// How far d, a code of df, lies from the exact a . b + c (a[i], b[i] codes of in, c of cf).
+struct DotError {
+  double value = 0;       // the exact value, rounded to the nearest double
+  double err = 0;         // |d - exact|, rounded up
+  bool overflow = false;  // exact or d not finite, or |exact| past df's largest binade
+};
+DotError dot_error(const Format& in, std::span<const std::uint64_t> a,
+                   std::span<const std::uint64_t> b, const Format& cf, std::uint64_t c,
+                   const Format& df, std::uint64_t d);
+
 }  // namespace fpconform::reference

@@ -9,8 +9,8 @@
 
 #include <mpfr.h>
 
-#include "fpconform/format.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform::reference {
 

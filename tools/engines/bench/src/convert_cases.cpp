@@ -16,6 +16,7 @@
 
 #include "cases.hpp"
 #include "fpconform/fast_convert.hpp"
+#include "fpconform/core/cpu_features.hpp"
 #include "gbench.hpp"
 #include "mldtypes.hpp"
 
@@ -83,7 +84,7 @@ __attribute__((target("avx2"))) void bf16_rne_trick(const float* in, std::uint16
 
 bool have_f16c() {
 #if FPC_BENCH_X86
-  return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return cpu_features().f16c;
 #else
   return false;
 #endif
@@ -91,7 +92,7 @@ bool have_f16c() {
 
 bool have_avx512bf16() {
 #if FPC_BENCH_X86 && defined(FPC_HAVE_AVX512BF16)
-  return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512vl");
+  return cpu_features().avx512_bf16 && cpu_features().avx512vl;
 #else
   return false;
 #endif
@@ -156,7 +157,7 @@ void convert_cases(const Settings& s, Sink& sink) {
     bf16_base = "vcvtneps2bf16";
   }
 #endif
-  if (bf16_base == "none" && __builtin_cpu_supports("avx2")) {
+  if (bf16_base == "none" && cpu_features().avx2) {
     cases.push_back(native_case("avx2-bf16-rne-trick", &bf16_rne_trick, in));
     bf16_base = "avx2-bf16-rne-trick";
     s.note("f32_to_bf16_rne: this CPU has no AVX512-BF16, so vcvtneps2bf16 cannot run; the "

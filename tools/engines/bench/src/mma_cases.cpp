@@ -14,6 +14,7 @@
 
 #include "cases.hpp"
 #include "fpconform/fdpa_kernel.hpp"
+#include "fpconform/core/cpu_features.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "gbench.hpp"
 #include "mma_data.hpp"
@@ -31,7 +32,7 @@ __attribute__((target("fma"))) float fma_dot(const float* a, const float* b, std
   for (std::size_t i = 0; i < n; ++i) s = __builtin_fmaf(a[i], b[i], s);
   return s;
 }
-bool have_fma() { return __builtin_cpu_supports("fma"); }
+bool have_fma() { return cpu_features().fma; }
 #else
 float fma_dot(const float* a, const float* b, std::size_t n) {
   float s = 0;

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::bench {
 

@@ -1,6 +1,6 @@
 // The order of the groups: the short in-cache ones first, the long stream and sweep last.
 #include "fpconform/bench/suite.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/threads.hpp"
 
 #include <thread>
 

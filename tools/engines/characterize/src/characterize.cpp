@@ -10,7 +10,7 @@
 #include "fpconform/characterize/probes.hpp"
 #include "fpconform/characterize/synthesize.hpp"
 #include "fpconform/characterize/validate.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/sum_tree.hpp"
 

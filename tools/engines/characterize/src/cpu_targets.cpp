@@ -1,16 +1,16 @@
 // cpu: targets. Each unit runs through its own instruction, compiled with a function-level
 // target attribute so the library builds on any x86-64; whether the CPU has the feature is asked
-// at run time (__builtin_cpu_supports, CPUID for AMX) and an absent feature is reported by
+// at run time (core's cpu_features) and an absent feature is reported by
 // unavailable(), never emulated.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "cpu_targets.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/cpu_features.hpp"
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -36,12 +36,6 @@ constexpr UnitInfo kUnits[] = {
 };
 
 #if defined(__x86_64__)
-
-bool cpu_has_amx_bf16() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
-  return (edx & (1u << 22)) && (edx & (1u << 24));  // AMX-BF16, AMX-TILE
-}
 
 // Linux hands out the AMX tile state only on request (arch_prctl ARCH_REQ_XCOMP_PERM).
 bool request_amx_permission() {
@@ -176,17 +170,17 @@ class CpuTarget final : public Target {
 #if defined(__x86_64__)
     switch (info_.unit) {
       case Unit::fp32_fma:
-        return __builtin_cpu_supports("fma") ? "" : "this CPU has no FMA3 (__builtin_cpu_supports(\"fma\") is false)";
+        return cpu_features().fma ? "" : "this CPU has no FMA3 (__builtin_cpu_supports(\"fma\") is false)";
       case Unit::avx512_fp16:
-        return __builtin_cpu_supports("avx512fp16")
+        return cpu_features().avx512_fp16
                    ? ""
                    : "this CPU has no AVX512-FP16 (__builtin_cpu_supports(\"avx512fp16\") is false)";
       case Unit::avx512_bf16:
-        return __builtin_cpu_supports("avx512bf16")
+        return cpu_features().avx512_bf16
                    ? ""
                    : "this CPU has no AVX512-BF16 (__builtin_cpu_supports(\"avx512bf16\") is false)";
       case Unit::amx_bf16: {
-        if (!cpu_has_amx_bf16()) return "this CPU has no AMX-BF16 (CPUID.7.0:EDX bits 22, 24)";
+        if (!cpu_features().amx_bf16) return "this CPU has no AMX-BF16 (CPUID.7.0:EDX bits 22, 24)";
         static const bool granted = request_amx_permission();
         return granted ? "" : "the kernel refused the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM)";
       }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/gpu/plan.hpp"
 #include "fpconform/gpu/result.hpp"
 
@@ -204,7 +204,7 @@ std::string CudaTarget::write_next_round() const {
   return path.string();
 }
 
-std::unique_ptr<Target> make_cuda_target(std::string_view spec, const Format* in, const Format* out,
+std::unique_ptr<CudaTarget> make_cuda_target(std::string_view spec, const Format* in, const Format* out,
                                          std::string_view what, const CudaTargetOptions& options) {
   return std::make_unique<CudaTarget>(spec, options, in, out, what);
 }

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "fpconform/characterize/cuda_target.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/gpu/plan.hpp"
 #include "fpconform/gpu/result.hpp"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/reports/atomic_file.hpp"
 

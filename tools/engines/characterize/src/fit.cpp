@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <numeric>
 
 #include "fit_probes.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/parallel_for.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 
 namespace fpconform::characterize {
@@ -67,20 +67,11 @@ FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows
     decoded.b.push_back(decoder.decode(dc.b));
   }
 
-  // Contiguous chunks, one per thread, so the outcome does not depend on the thread count.
+  // One family member per index, each outcome in its own slot.
   std::vector<Outcome> outcomes(family.size());
-  const unsigned threads = std::max(1u, options.threads);
-  const std::size_t chunk = (family.size() + threads - 1) / threads;
-  std::vector<std::future<void>> jobs;
-  for (unsigned t = 0; t < threads; ++t) {
-    const std::size_t lo = t * chunk, hi = std::min(family.size(), lo + chunk);
-    if (lo >= hi) break;
-    jobs.push_back(std::async(std::launch::async, [&, lo, hi] {
-      for (std::size_t i = lo; i < hi; ++i)
-        outcomes[i] = try_member(family[i].params, in, out, rows, decoded);
-    }));
-  }
-  for (auto& j : jobs) j.get();
+  parallel_for(family.size(), std::max(1u, options.threads), [&](std::size_t i) {
+    outcomes[i] = try_member(family[i].params, in, out, rows, decoded);
+  });
 
   for (std::size_t i = 0; i < family.size(); ++i) {
     if (outcomes[i].invalid) ++result.invalid;

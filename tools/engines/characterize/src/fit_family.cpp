@@ -3,7 +3,7 @@
 #include <climits>
 
 #include "fpconform/characterize/fit.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/matrix_presets.hpp"
 

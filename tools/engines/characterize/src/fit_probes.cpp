@@ -6,7 +6,7 @@
 #include <memory>
 #include <tuple>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 
 namespace fpconform::characterize {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "fpconform/characterize/order.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
 

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "fpconform/characterize/order.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
 

@@ -8,7 +8,7 @@
 
 #include "fpconform/characterize/validate.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
 

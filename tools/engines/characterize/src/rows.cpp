@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
 

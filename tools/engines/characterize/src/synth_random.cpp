@@ -3,7 +3,7 @@
 #include <random>
 
 #include "fpconform/characterize/synthesize.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 
 namespace fpconform::characterize {
 

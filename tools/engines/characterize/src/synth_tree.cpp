@@ -1,7 +1,7 @@
 // search_tree: the reduction-tree structure typed from FPRev's tree (see synthesize.hpp).
 #include "fpconform/characterize/synthesize.hpp"
 #include "fpconform/fdpa_spec.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 
 namespace fpconform::characterize {
 

@@ -5,10 +5,10 @@
 #include <climits>
 #include <optional>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 
 namespace fpconform::characterize {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "cpu_targets.hpp"

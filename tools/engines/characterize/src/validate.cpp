@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 
 namespace fpconform::characterize {

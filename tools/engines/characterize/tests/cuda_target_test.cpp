@@ -12,7 +12,7 @@
 
 #include "fpconform/characterize/characterize.hpp"
 #include "fpconform/characterize/cuda_target.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/gpu/plan.hpp"
 #include "fpconform/gpu/result.hpp"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "fit_expect.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 
 namespace fpconform::characterize {

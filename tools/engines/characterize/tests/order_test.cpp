@@ -13,7 +13,7 @@
 #include "fpconform/fdpa_spec.hpp"
 
 #include "fpconform/characterize/order.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "fpconform/arith.hpp"
 #include "fpconform/characterize/target.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/reference/arith.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reference/arith.hpp"
 
 namespace fpconform::conformance {

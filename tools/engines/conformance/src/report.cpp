@@ -14,11 +14,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fpconform/threads.hpp"
+#include "fpconform/core/splitmix.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/block_scale.hpp"
 #include "fpconform/conformance/conversion.hpp"
 #include "fpconform/reports/atomic_file.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fast_block_scale.hpp"
 
 namespace fpconform::conformance {
@@ -59,13 +60,6 @@ bool is_wide_ieee(const Format& f) {
           (f.exp_bits == 11 && f.man_bits == 52 && f.bias == 1023));
 }
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 // A narrow source: every code if there are at most `cap`, else every special code (NaN, inf,
 // zero, the ends of the finite range, subnormal boundary) plus a seeded sample.
 InputSet narrow_inputs(const Format& f, std::uint64_t cap, std::uint64_t seed) {
@@ -81,7 +75,7 @@ InputSet narrow_inputs(const Format& f, std::uint64_t cap, std::uint64_t seed) {
     codes.push_back(mag);
     if (f.is_signed) codes.push_back(mag | f.sign_mask());
   }
-  for (std::uint64_t i = 0; codes.size() < cap; ++i) codes.push_back(mix(seed + i) & f.code_mask());
+  for (std::uint64_t i = 0; codes.size() < cap; ++i) codes.push_back(splitmix64(seed + i) & f.code_mask());
   return InputSet::list(std::move(codes), std::to_string(cap) + " sampled codes of " + f.name +
                                               " (seed " + std::to_string(seed) + ")");
 }

@@ -15,8 +15,9 @@
 #include <mpfr.h>
 
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/parallel_for.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/reference/oracle.hpp"
 
 namespace fpconform::conformance {
@@ -264,12 +265,10 @@ SweepResult run_sweep(const InputSet& inputs, const std::vector<Rounding>& confi
   const std::uint64_t nchunks = (remaining + chunk - 1) / chunk;
   if (threads > nchunks) threads = static_cast<unsigned>(std::max<std::uint64_t>(1, nchunks));
 
-  std::atomic<std::uint64_t> next{0};
   std::mutex mu;  // guards state, pending, committed, last_report
   std::map<std::uint64_t, Local> pending;
   std::uint64_t committed = 0;
   auto last_report = t0;
-  std::exception_ptr fatal;
 
   auto commit = [&](std::uint64_t c, Local&& L) {
     std::lock_guard<std::mutex> g(mu);
@@ -289,23 +288,25 @@ SweepResult run_sweep(const InputSet& inputs, const std::vector<Rounding>& confi
     opt.on_progress(state);
   };
 
-  auto worker = [&]() {
-    try {
-      const SweepEvaluator evaluate = make_evaluator();  // this thread's (MPFR state and all)
-      std::vector<CaseOutcome> out(nc);
-      for (;;) {
-        if (opt.stop && opt.stop->load(std::memory_order_relaxed)) break;
-        const std::uint64_t c = next.fetch_add(1, std::memory_order_relaxed);
-        if (c >= nchunks) break;
+  // Each worker's evaluator (MPFR state and all); MPFR's thread-local caches go with it.
+  struct Worker {
+    SweepEvaluator evaluate;
+    std::vector<CaseOutcome> out;
+    ~Worker() { mpfr_free_cache(); }
+  };
+  parallel_for(
+      nchunks, threads, [&] { return Worker{make_evaluator(), std::vector<CaseOutcome>(nc)}; },
+      [&](Worker& w, std::size_t c) {
+        if (opt.stop && opt.stop->load(std::memory_order_relaxed)) return;
         Local L;
         L.mismatches.assign(nc, 0);
         const std::uint64_t lo = start + c * chunk, hi = std::min(n, lo + chunk);
         for (std::uint64_t i = lo; i < hi; ++i) {
           const std::uint64_t bits = inputs.code(i);
-          for (CaseOutcome& o : out) o = CaseOutcome{};
-          evaluate(bits, out);
+          for (CaseOutcome& o : w.out) o = CaseOutcome{};
+          w.evaluate(bits, w.out);
           for (std::size_t k = 0; k < nc; ++k) {
-            CaseOutcome& o = out[k];
+            CaseOutcome& o = w.out[k];
             if (o.error.empty() && o.emu.bits == o.oracle.bits && o.emu.flags == o.oracle.flags) continue;
             ++L.mismatches[k];
             if (L.cex.size() < K) {  // inputs ascend within a chunk: the first K are kept
@@ -324,24 +325,7 @@ SweepResult run_sweep(const InputSet& inputs, const std::vector<Rounding>& confi
           }
         }
         commit(c, std::move(L));
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> g(mu);
-      if (!fatal) fatal = std::current_exception();
-      next.store(nchunks);
-    }
-    mpfr_free_cache();  // thread-local MPFR caches
-  };
-
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& th : pool) th.join();
-  }
-  if (fatal) std::rethrow_exception(fatal);
+      });
   // Stopped: no chunk starts after the stop, and every chunk taken before it has finished and
   // been committed, so the state is the prefix of every input looked at.
   if (opt.on_progress) opt.on_progress(state);

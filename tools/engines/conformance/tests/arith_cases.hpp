@@ -30,7 +30,7 @@ class WideCases {
   std::size_t patterns() const { return pat_.size(); }
 
   void operator()(u64 i, u64* o) const {
-    Rng rng(mix(seed_ * 0x2545F4914F6CDD1Dull ^ i ^ (static_cast<u64>(op_) << 56)));
+    Rng rng(splitmix64(seed_ * 0x2545F4914F6CDD1Dull ^ i ^ (static_cast<u64>(op_) << 56)));
     const u64 np = static_cast<u64>(pat_.size());
     const int arity = op_info(op_).arity;
     if (i < n_pat_) {

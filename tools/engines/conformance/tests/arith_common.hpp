@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "fpconform/core/splitmix.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/fast_arith.hpp"
 #include "fpconform/conformance/conversion.hpp"
@@ -42,17 +43,10 @@ namespace arithtest {
 using namespace fpconform;
 using u64 = std::uint64_t;
 
-inline u64 mix(u64 x) {  // splitmix64 finaliser
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 struct Rng {
   u64 s;
   explicit Rng(u64 seed) : s(seed) {}
-  u64 next() { return mix(s += 0x9E3779B97F4A7C15ull); }
+  u64 next() { return splitmix64(s += kSplitMixGamma); }
   u64 below(u64 n) { return n ? next() % n : 0; }
 };
 
@@ -260,10 +254,10 @@ struct Stats {
 };
 
 // Checks `op` in `f` on cases i in [0, n) (operands from gen(i, u64 ops[3])) under every
-// config. The stochastic random bits of case (i, c) are mix(seed ^ i * nconfigs + c).
+// config. The stochastic random bits of case (i, c) are splitmix64(seed ^ i * nconfigs + c).
 // With Oracle::mpfr, opref is also checked against MPFR where it supports the config
 // (unless validate_opref is false).
-// With one_config_per_case, case i runs under config mix(seed + i) % nconfigs only.
+// With one_config_per_case, case i runs under config splitmix64(seed + i) % nconfigs only.
 // emu_hook (tests of this harness): may alter emu's outcome before the comparison.
 // emu_fast: emu is SmallFormatOp (emu's integer fast path, identical to apply_op) wherever it
 // serves the op and config (add/sub/mul/div of <= 16-bit formats, non-stochastic modes).
@@ -299,13 +293,13 @@ Stats check(Op op, const Format& f, const std::vector<OpOptions>& cfgs, u64 n, G
     u64 ops[3] = {0, 0, 0};
     for (u64 i = b; i < e; ++i) {
       gen(i, ops);
-      const std::size_t c_lo = one_config_per_case ? mix(sd + i) % nc : 0;
+      const std::size_t c_lo = one_config_per_case ? splitmix64(sd + i) % nc : 0;
       const std::size_t c_hi = one_config_per_case ? c_lo + 1 : nc;
       for (std::size_t c = c_lo; c < c_hi; ++c) {
         OpOptions o = cfgs[c];
         const bool sto = is_stochastic(o.rounding.mode);
         if (sto) {
-          o.rounding.random = mix(sd ^ (i * nc + c));
+          o.rounding.random = splitmix64(sd ^ (i * nc + c));
           ctx[c].set_random(o.rounding.random);
         }
         const u64 key = i * nc + c;

@@ -7,7 +7,7 @@
 #include <atomic>
 
 #include "fpconform/conformance/arith_sweep.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::conformance {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace {
 

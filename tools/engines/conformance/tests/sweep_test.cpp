@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reference/oracle.hpp"
 #include "test_formats.hpp"
 

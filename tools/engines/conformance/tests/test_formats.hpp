@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace conftest {
 

@@ -2,7 +2,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/report/report_content.hpp"
 
 namespace fpconform::report {

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "fpconform/conformance/conversion.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/profile.hpp"
 #include "fpconform/report/report_content.hpp"
 

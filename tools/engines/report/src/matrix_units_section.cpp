@@ -12,11 +12,12 @@
 #include <optional>
 #include <thread>
 
-#include "fpconform/threads.hpp"
+#include "fpconform/core/parallel_for.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/characterize/characterize.hpp"
 #include "fpconform/characterize/target.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/report/report_content.hpp"
 
@@ -211,22 +212,16 @@ reports::Section matrix_units_section(const ReportRun& run) {
   UnitProgress progress(run, names.size());
   unsigned workers = resolve_threads(run.threads, "threads");
   workers = std::min<unsigned>(workers, static_cast<unsigned>(names.size()));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < names.size();) {
+  {
+    std::thread beat([&] { progress.heartbeat(); });
+    // Every unit runs, whatever another one throws: its error is kept in its slot.
+    parallel_for(names.size(), workers, [&](std::size_t i) {
       try {
         outcomes[i] = characterize_unit(i, names[i], o, progress);
       } catch (...) {
         errors[i] = std::current_exception();
       }
-    }
-  };
-  {
-    std::thread beat([&] { progress.heartbeat(); });
-    std::vector<std::thread> pool;
-    for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
+    });
     progress.stop();
     beat.join();
   }

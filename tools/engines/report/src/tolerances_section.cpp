@@ -15,7 +15,7 @@
 #include <mpfr.h>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/exact_ops.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/reference/dot.hpp"
@@ -27,38 +27,8 @@
 namespace fpconform::report {
 namespace {
 
-// The exact a . b + c (c a code of cf) and |d - exact| for d, a code of df.
-struct Exact {
-  double value = 0;  // the exact value, rounded to double
-  double err = 0;    // |d - exact|, rounded up
-  bool overflow = false;
-};
-
-Exact exact_error(const Format& in, std::span<const std::uint64_t> a,
-                  std::span<const std::uint64_t> b, const Format& cf, std::uint64_t c,
-                  const Format& df, std::uint64_t d) {
-  reference::ExactAccumulator acc;
-  for (std::size_t i = 0; i < a.size(); ++i) acc.add_product(a[i], in, b[i], in);
-  acc.add(c, cf);
-  mpfr_t exact, got, diff;
-  mpfr_init2(exact, 2);
-  mpfr_inits2(64, got, diff, (mpfr_ptr)0);
-  acc.value(exact);
-  reference::decode(got, d, df, false);
-  Exact r;
-  if (!mpfr_number_p(exact) || !mpfr_number_p(got) ||
-      (!mpfr_zero_p(exact) && mpfr_get_exp(exact) > df.emax() + 1)) {
-    r.overflow = true;
-  } else {
-    r.value = mpfr_get_d(exact, MPFR_RNDN);
-    mpfr_set_prec(diff, mpfr_get_prec(exact) + 4096);
-    mpfr_sub(diff, got, exact, MPFR_RNDN);
-    mpfr_abs(diff, diff, MPFR_RNDN);
-    r.err = mpfr_get_d(diff, MPFR_RNDU);
-  }
-  mpfr_clears(exact, got, diff, (mpfr_ptr)0);
-  return r;
-}
+using Exact = reference::DotError;
+constexpr auto exact_error = &reference::dot_error;
 
 // A fixed tolerance: |d - e| <= atol + rtol |e| (torch.testing.assert_close's rule).
 struct FixedRule {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "fpconform/fdpa_spec.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/report/report_content.hpp"
 
 namespace fpconform::report {

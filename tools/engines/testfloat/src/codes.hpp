@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::testfloat::detail {
 

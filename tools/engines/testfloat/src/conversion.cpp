@@ -8,7 +8,7 @@
 
 #include "codes.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reference/oracle.hpp"
 #include "fpconform/testfloat/function.hpp"
 #include "fpconform/testfloat/generate.hpp"

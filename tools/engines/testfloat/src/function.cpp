@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::testfloat {
 

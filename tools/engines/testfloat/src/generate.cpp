@@ -1,7 +1,7 @@
 // The generation driver: patterns, then random cases; or every code.
 #include "fpconform/testfloat/generate.hpp"
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::testfloat {
 

@@ -15,7 +15,7 @@
 #include "codes.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/reference/arith.hpp"
 #include "fpconform/testfloat/function.hpp"
 #include "fpconform/testfloat/generate.hpp"

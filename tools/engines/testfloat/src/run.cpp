@@ -4,7 +4,7 @@
 #include <cstring>
 #include <map>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::testfloat {
 

@@ -3,7 +3,7 @@
 // emu/SEMANTICS.md, each worked out in the comment beside it.
 #include <gtest/gtest.h>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/function.hpp"
 #include "fpconform/testfloat/run.hpp"
 

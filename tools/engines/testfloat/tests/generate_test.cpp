@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/generate.hpp"
 #include "fpconform/testfloat/run.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/generate.hpp"
 #include "fpconform/testfloat/run.hpp"
 #include "stream_util.hpp"

@@ -2,7 +2,7 @@
 // verified by emu, must all pass.
 #include <gtest/gtest.h>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/testfloat/run.hpp"
 #include "stream_util.hpp"
 

@@ -5,14 +5,12 @@
 #include <set>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/exact.hpp"
 
 namespace fpconform::tolerance {
-namespace {
 
-// The code of f nearest v in the direction m (v a finite double).
-std::uint64_t code_of(double v, const Format& f, RoundingMode m = RoundingMode::rtz) {
+std::uint64_t code_of(double v, const Format& f, RoundingMode m) {
   if (v == 0) return 0;
   int e = 0;
   const double fr = std::frexp(std::fabs(v), &e);
@@ -22,6 +20,8 @@ std::uint64_t code_of(double v, const Format& f, RoundingMode m = RoundingMode::
   r.sat = Saturation::finite;
   return round_to_format(ExactValue::finite(v < 0, sig, e - 53), f, r).bits;
 }
+
+namespace {
 
 struct Pair {
   std::uint64_t a = 0, b = 0;

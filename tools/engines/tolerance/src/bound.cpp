@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/sum_tree.hpp"
 

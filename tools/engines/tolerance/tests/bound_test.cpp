@@ -11,12 +11,13 @@
 #include <string>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/gemm.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/sum_tree.hpp"
 #include "fpconform/tolerance/bound.hpp"
-#include "oracle_util.hpp"
+#include "fpconform/reference/dot.hpp"
+#include "fpconform/tolerance/adversarial.hpp"
 
 #ifndef FPCONFORM_TOLERANCE_SCALE
 #define FPCONFORM_TOLERANCE_SCALE 1
@@ -25,8 +26,6 @@
 namespace fpconform::tolerance {
 namespace {
 
-using test::code_of;
-using test::oracle_error;
 
 // A finite code of f (never NaN or inf); `lo`..`hi` limit its exponent.
 std::uint64_t finite_code(std::mt19937_64& rng, const Format& f, int lo, int hi) {
@@ -63,7 +62,7 @@ bool check_one(const FdpaParams& p, const Format& in, const Format& out, const B
     ++st.skipped;
     return true;
   }
-  const test::OracleError oe = oracle_error(in, a, b, out, c, out, d);
+  const reference::DotError oe = reference::dot_error(in, a, b, out, c, out, d);
   if (oe.overflow) {
     ++st.skipped;
     return true;
@@ -364,7 +363,7 @@ TEST(ToleranceBound, ElementwiseGemm) {
                                         A.codes.begin() + static_cast<long>(i + 1) * K),
               bc(K);
           for (int r = 0; r < K; ++r) bc[r] = B.at(r, j);
-          const test::OracleError oe = oracle_error(in, ar, bc, acc, C.at(i, j), o.out, D.at(i, j));
+          const reference::DotError oe = reference::dot_error(in, ar, bc, acc, C.at(i, j), o.out, D.at(i, j));
           if (oe.overflow) continue;
           const double bound = bounds[static_cast<std::size_t>(i) * N + j];
           ASSERT_LE(oe.err, bound) << cs.preset << " " << cs.in << " promote " << cs.promote

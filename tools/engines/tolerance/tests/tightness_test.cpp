@@ -19,17 +19,17 @@
 #include <set>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/sum_tree.hpp"
 #include "fpconform/tolerance/adversarial.hpp"
 #include "fpconform/tolerance/bound.hpp"
-#include "oracle_util.hpp"
+#include "fpconform/reference/dot.hpp"
+#include "fpconform/tolerance/adversarial.hpp"
 
 namespace fpconform::tolerance {
 namespace {
 
-using test::oracle_error;
 
 int unit_k(const FdpaParams& p) {
   switch (p.structure) {
@@ -46,7 +46,7 @@ int unit_k(const FdpaParams& p) {
 double tightest(const FdpaParams& p, const Format& in, const Format& out, int k) {
   const ErrorOf err = [&](std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                           std::uint64_t c, std::uint64_t d) -> std::optional<double> {
-    const test::OracleError oe = oracle_error(in, a, b, out, c, out, d);
+    const reference::DotError oe = reference::dot_error(in, a, b, out, c, out, d);
     if (oe.overflow) return std::nullopt;
     return oe.err;
   };

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 
 namespace fpconform::validate {
 namespace {

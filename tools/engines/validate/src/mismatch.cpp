@@ -3,7 +3,7 @@
 #include <cmath>
 #include <random>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/validate/compare.hpp"
 
 namespace fpconform::validate {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/tolerance/bound.hpp"
 #include "fpconform/validate/compare.hpp"
 

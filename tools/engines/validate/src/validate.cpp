@@ -1,12 +1,12 @@
 #include "fpconform/validate/validate.hpp"
 
 #include <cmath>
-#include <thread>
 
 #include <mpfr.h>
 
-#include "fpconform/error.hpp"
-#include "fpconform/threads.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/parallel_for.hpp"
+#include "fpconform/core/threads.hpp"
 #include "fpconform/reference/dot.hpp"
 #include "fpconform/validate/model_bound.hpp"
 
@@ -19,31 +19,27 @@ ExactResult exact_gemm(const Matrix& a, const Matrix& b, const Matrix* c, const 
   res.rounded.codes.resize(n);
   res.value.resize(n);
   threads = resolve_threads(threads, "threads");
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, a.rows)));
-  auto work = [&](unsigned t) {
+  // One row per index; every element is written by its own index alone.
+  parallel_for(static_cast<std::size_t>(a.rows), threads, [&](std::size_t row) {
+    const int i = static_cast<int>(row);
     reference::ExactAccumulator acc;
     mpfr_t v;
     mpfr_init2(v, 64);
-    for (int i = static_cast<int>(t); i < a.rows; i += static_cast<int>(threads))
-      for (int j = 0; j < b.cols; ++j) {
-        acc.clear();
-        for (int k = 0; k < a.cols; ++k) acc.add_product(a.at(i, k), a.format, b.at(k, j), b.format);
-        if (c) acc.add(c->at(i, j), c->format);
-        const std::size_t idx = static_cast<std::size_t>(i) * b.cols + j;
-        res.rounded.codes[idx] = acc.round(out, r).bits;
-        mpfr_t exact;
-        mpfr_init2(exact, 2);
-        acc.value(exact);
-        mpfr_set(v, exact, MPFR_RNDN);
-        mpfr_clear(exact);
-        res.value[idx] = mpfr_get_ld(v, MPFR_RNDN);
-      }
+    for (int j = 0; j < b.cols; ++j) {
+      acc.clear();
+      for (int k = 0; k < a.cols; ++k) acc.add_product(a.at(i, k), a.format, b.at(k, j), b.format);
+      if (c) acc.add(c->at(i, j), c->format);
+      const std::size_t idx = static_cast<std::size_t>(i) * b.cols + j;
+      res.rounded.codes[idx] = acc.round(out, r).bits;
+      mpfr_t exact;
+      mpfr_init2(exact, 2);
+      acc.value(exact);
+      mpfr_set(v, exact, MPFR_RNDN);
+      mpfr_clear(exact);
+      res.value[idx] = mpfr_get_ld(v, MPFR_RNDN);
+    }
     mpfr_clear(v);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
+  });
   return res;
 }
 

@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/validate/mismatch.hpp"
 
 namespace fpconform::validate {

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "fpconform/convert.hpp"
-#include "fpconform/error.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/validate/validate.hpp"

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,7 +15,7 @@
 #include "fpconform/characterize/dot_case.hpp"
 #include "fpconform/characterize/target.hpp"
 #include "fpconform/fdpa.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::characterize {
 
@@ -54,5 +55,10 @@ struct Characterization {
 // what the target answers (garbage, NaN everywhere, non-determinism: the verdict says so);
 // throws Error when the target cannot run (unavailable(), or it refuses every k).
 Characterization characterize(Target& t, const CharacterizeOptions& o = {});
+
+// The summation tree as one more piece of evidence (FPRev; arXiv 2411.00442), at k = order_k, or
+// order_k + 1 where the target takes only that; nullopt where it takes neither. A tree FPRev
+// cannot recover is evidence too ("not recovered", and why).
+std::optional<ProbeEvidence> order_evidence(Target& t, int order_k);
 
 }  // namespace fpconform::characterize

@@ -104,7 +104,7 @@ class CudaTarget final : public Target {
 };
 
 // make_target's cuda: branch: local mode with $FPCONFORM_GPU_RUNNER (or offline with options).
-std::unique_ptr<Target> make_cuda_target(std::string_view spec, const Format* in, const Format* out,
+std::unique_ptr<CudaTarget> make_cuda_target(std::string_view spec, const Format* in, const Format* out,
                                          std::string_view what,
                                          const CudaTargetOptions& options = {});
 

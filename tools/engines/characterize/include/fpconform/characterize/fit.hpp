@@ -23,7 +23,7 @@
 #include "fpconform/characterize/dot_case.hpp"
 #include "fpconform/characterize/rows.hpp"
 #include "fpconform/fdpa.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::characterize {
 

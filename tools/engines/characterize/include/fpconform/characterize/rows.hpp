@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fpconform/characterize/dot_case.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::characterize {
 

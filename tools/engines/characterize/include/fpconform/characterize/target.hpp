@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/gemm.hpp"
 
 namespace fpconform::characterize {

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "fpconform/arith.hpp"
-#include "fpconform/nan_policy.hpp"
+#include "fpconform/core/nan_policy.hpp"
 #include "fpconform/profile.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/rounding.hpp"
 #include "fpconform/testfloat/line.hpp"
 
 namespace fpconform::testfloat {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "fpconform/core/splitmix.hpp"
 #include "fpconform/testfloat/function.hpp"
 
 namespace fpconform::testfloat {
@@ -13,20 +14,15 @@ namespace fpconform::testfloat {
 // every platform and standard library.
 class Rng {
  public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  explicit Rng(std::uint64_t seed) : gen_(seed) {}
+  std::uint64_t next() { return gen_.next(); }
   // Uniform in [0, n) (n > 0), by rejection: no modulo bias.
   std::uint64_t below(std::uint64_t n);
   // Uniform in [lo, hi].
   std::int64_t between(std::int64_t lo, std::int64_t hi);
 
  private:
-  std::uint64_t state_;
+  SplitMix64 gen_;
 };
 
 struct GenOptions {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 
 namespace fpconform::testfloat {
 

@@ -16,10 +16,13 @@
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/tolerance/bound.hpp"
 
 namespace fpconform::tolerance {
+
+// The code of f nearest v in the direction m, saturating (v a finite double; 0 gives +0).
+std::uint64_t code_of(double v, const Format& f, RoundingMode m = RoundingMode::rtz);
 
 // |D - exact| for a, b (codes of in), c and d (codes of out); nullopt when the exact value
 // overflows out.

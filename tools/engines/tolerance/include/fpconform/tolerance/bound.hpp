@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/gemm.hpp"
-#include "fpconform/rounding.hpp"
+#include "fpconform/core/rounding.hpp"
 
 namespace fpconform::tolerance {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fpconform/format.hpp"
+#include "fpconform/core/format.hpp"
 #include "fpconform/gemm.hpp"
 
 namespace fpconform::validate {

@@ -1,0 +1,39 @@
+// libgcc's __builtin_cpu_supports reports AVX and AVX-512 only where the OS saves their register
+// state. F16C and AMX are read from CPUID directly: clang's __builtin_cpu_supports lacks "f16c",
+// and neither compiler names AMX.
+#include "fpconform/core/cpu_features.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define FPC_X86 1
+#include <cpuid.h>
+#else
+#define FPC_X86 0
+#endif
+
+namespace fpconform {
+
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures f = [] {
+    CpuFeatures c;
+#if FPC_X86
+    __builtin_cpu_init();
+    c.avx = __builtin_cpu_supports("avx") != 0;
+    c.avx2 = __builtin_cpu_supports("avx2") != 0;
+    c.fma = __builtin_cpu_supports("fma") != 0;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    c.f16c = c.avx2 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+    c.avx512 = c.avx2 && c.fma && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+    c.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
+    c.avx512_fp16 = __builtin_cpu_supports("avx512fp16") != 0;
+    c.avx512_bf16 = __builtin_cpu_supports("avx512bf16") != 0;
+    eax = ebx = ecx = edx = 0;
+    c.amx_bf16 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (edx & (1u << 22)) &&
+                 (edx & (1u << 24));
+#endif
+    return c;
+  }();
+  return f;
+}
+
+}  // namespace fpconform
