@@ -373,4 +373,20 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
   return p;
 }
 
+std::vector<PresetUnit> preset_units(std::initializer_list<std::string_view> outputs) {
+  std::vector<PresetUnit> units;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    for (std::string_view name : outputs) {
+      const Format out = parse_format(name);
+      try {
+        units.push_back({&e, in, out, find_matrix_unit(e.preset, in, out)});
+      } catch (const Error&) {
+        // the preset has no model for this output
+      }
+    }
+  }
+  return units;
+}
+
 }  // namespace fpconform

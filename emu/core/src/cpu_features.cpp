@@ -1,6 +1,6 @@
 // libgcc's __builtin_cpu_supports reports AVX and AVX-512 only where the OS saves their register
-// state. F16C and AMX are read from CPUID directly: clang's __builtin_cpu_supports lacks "f16c",
-// and neither compiler names AMX.
+// state. F16C, AVX512-FP16, AVX512-BF16 and AMX are read from CPUID (Intel SDM vol. 2A, CPUID
+// leaves 1 and 7): clang's __builtin_cpu_supports lacks some of their names.
 #include "fpconform/core/cpu_features.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -25,11 +25,17 @@ const CpuFeatures& cpu_features() {
     c.avx512 = c.avx2 && c.fma && __builtin_cpu_supports("avx512f") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
     c.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
-    c.avx512_fp16 = __builtin_cpu_supports("avx512fp16") != 0;
-    c.avx512_bf16 = __builtin_cpu_supports("avx512bf16") != 0;
+    // AVX512-FP16 and AVX512-BF16 need the zmm state the avx512f check saw the OS save.
+    const bool zmm = __builtin_cpu_supports("avx512f") != 0;
     eax = ebx = ecx = edx = 0;
-    c.amx_bf16 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (edx & (1u << 22)) &&
-                 (edx & (1u << 24));
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
+      c.avx512_fp16 = zmm && (edx & (1u << 23));
+      c.amx_bf16 = (edx & (1u << 22)) && (edx & (1u << 24));
+      if (eax >= 1) {  // the highest subleaf of leaf 7
+        unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
+        c.avx512_bf16 = zmm && __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1) && (a1 & (1u << 5));
+      }
+    }
 #endif
     return c;
   }();

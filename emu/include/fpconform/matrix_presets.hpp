@@ -3,7 +3,9 @@
 // one algorithm.
 #pragma once
 
+#include <initializer_list>
 #include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -41,5 +43,15 @@ std::span<const MatrixUnitEntry> matrix_unit_entries();
 // model for (say which ones it has).
 FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const Format& out,
                             std::string_view what = "--model");
+
+// One preset's unit for one output format.
+struct PresetUnit {
+  const MatrixUnitEntry* entry;
+  Format in, out;
+  FdpaParams params;
+};
+// Every entry of matrix_unit_entries() with every format of `outputs` that find_matrix_unit
+// accepts for it, in listing order (entries first, then outputs as given).
+std::vector<PresetUnit> preset_units(std::initializer_list<std::string_view> outputs);
 
 }  // namespace fpconform

@@ -187,21 +187,11 @@ TEST(ToleranceBound, HoldsForEveryPreset) {
   std::mt19937_64 rng(20261201 + kScale);
   Stats total;
   int pairs = 0;
-  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
-    const Format in = parse_format(e.input);
-    for (const char* out_name : {"f32", "f16", "bf16", "f64"}) {
-      const Format out = parse_format(out_name);
-      FdpaParams p;
-      try {
-        p = find_matrix_unit(e.preset, in, out);
-      } catch (const Error&) {
-        continue;
-      }
-      if (p.structure == FdpaStructure::exact && out.name != "f32") continue;  // one is enough
-      ++pairs;
-      run_params(rng, std::string(e.preset) + " " + std::string(e.input) + "->" + out_name, p, in, out,
-                 700 * kScale, 160, total);
-    }
+  for (const PresetUnit& u : preset_units({"f32", "f16", "bf16", "f64"})) {
+    if (u.params.structure == FdpaStructure::exact && u.out.name != "f32") continue;  // one is enough
+    ++pairs;
+    run_params(rng, std::string(u.entry->preset) + " " + std::string(u.entry->input) + "->" + u.out.name,
+               u.params, u.in, u.out, 700 * kScale, 160, total);
   }
   std::printf("%d preset/output pairs, %lld dot products within their bound (%lld skipped: "
               "overflow or refused), worst error/bound %.4f\n",

@@ -56,26 +56,17 @@ double tightest(const FdpaParams& p, const Format& in, const Format& out, int k)
 TEST(ToleranceTightness, EveryPresetReachesHalfItsBound) {
   int pairs = 0, loose = 0;
   double least = 1;
-  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
-    const Format in = parse_format(e.input);
-    for (const char* out_name : {"f32", "f16", "bf16", "f64"}) {
-      const Format out = parse_format(out_name);
-      FdpaParams p;
-      try {
-        p = find_matrix_unit(e.preset, in, out);
-      } catch (const Error&) {
-        continue;
-      }
-      ++pairs;
-      const int k = unit_k(p);
-      const double r = tightest(p, in, out, k);
-      least = std::min(least, r);
-      std::printf("  %-18s %-9s -> %-4s K = %-3d error/bound reached %.4f\n",
-                  std::string(e.preset).c_str(), std::string(e.input).c_str(), out_name, k, r);
-      EXPECT_GE(r, 0.5) << e.preset << " " << e.input << " -> " << out_name;
-      EXPECT_LE(r, 1.0);
-      if (r < 0.5) ++loose;
-    }
+  for (const PresetUnit& u : preset_units({"f32", "f16", "bf16", "f64"})) {
+    ++pairs;
+    const int k = unit_k(u.params);
+    const double r = tightest(u.params, u.in, u.out, k);
+    least = std::min(least, r);
+    std::printf("  %-18s %-9s -> %-4s K = %-3d error/bound reached %.4f\n",
+                std::string(u.entry->preset).c_str(), std::string(u.entry->input).c_str(),
+                u.out.name.c_str(), k, r);
+    EXPECT_GE(r, 0.5) << u.entry->preset << " " << u.entry->input << " -> " << u.out.name;
+    EXPECT_LE(r, 1.0);
+    if (r < 0.5) ++loose;
   }
   std::printf("%d preset/output pairs, least error/bound reached %.4f, %d below 1/2\n", pairs,
               least, loose);
