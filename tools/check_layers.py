@@ -31,7 +31,8 @@ RULES = [  # (layer, folder, layers it may include besides itself)
 for i, e in enumerate(ENGINES):
     RULES.append((e, f"tools/engines/{e}/", BASE + ENGINES[:i]))
 RULES.append(("cli", "tools/fpconform/", BASE + ENGINES))
-RULES.append(("suites", "suites/", BASE + ENGINES + ["cli"]))
+RULES.append(("python", "tools/python/", BASE + ENGINES))
+RULES.append(("suites", "suites/", BASE + ENGINES + ["cli", "python"]))
 
 SOURCE_EXT = (".cpp", ".hpp", ".h", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)

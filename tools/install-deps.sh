@@ -51,6 +51,20 @@ if [[ "$have_py" != "$NUMPY_PIN $ML_DTYPES_PIN" ]]; then
     echo "fpconform: warning: could not install numpy/ml_dtypes; their peer tests will skip"
 fi
 
+# The Python package's build and tests (tools/python): nanobind for the extension module, pytest
+# to run its tests. Pinned so that a new release cannot change the build under a test. Without
+# them the package is left out of the build and python_tests with it (CMake says so).
+NANOBIND_PIN=2.9.2
+PYTEST_PIN=9.2.0
+have_pkg=$(python3 -c "import nanobind, pytest; print(nanobind.__version__, pytest.__version__)" \
+  2>/dev/null || true)
+if [[ "$have_pkg" != "$NANOBIND_PIN $PYTEST_PIN" ]]; then
+  echo "fpconform: installing nanobind==$NANOBIND_PIN pytest==$PYTEST_PIN from PyPI (found: ${have_pkg:-none})"
+  python3 -m pip install -q --disable-pip-version-check "nanobind==$NANOBIND_PIN" \
+    "pytest==$PYTEST_PIN" >/dev/null 2>&1 ||
+    echo "fpconform: warning: could not install nanobind/pytest; the Python package is left out"
+fi
+
 # cuobjdump and nvdisasm, for the test that reads the GPU probes' SASS (gpu_sass_expectations):
 # where nvcc exists but its toolkit image lacks them, NVIDIA's PyPI wheels into .deps/cuda-tools
 # (gpu_probes/cuda.cmake looks there). Not fatal: the test then skips with the reason.

@@ -1,0 +1,297 @@
+// The Python bindings: arrays of codes in, arrays of codes out, one library call per function.
+// The Python layer (tools/python/fpconform) maps dtypes to formats and argument names to these.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fpconform/arith.hpp"
+#include "fpconform/convert.hpp"
+#include "fpconform/core/error.hpp"
+#include "fpconform/core/format.hpp"
+#include "fpconform/core/splitmix.hpp"
+#include "fpconform/fast_convert.hpp"
+#include "fpconform/fdpa_spec.hpp"
+#include "fpconform/gemm.hpp"
+#include "fpconform/matrix_presets.hpp"
+#include "fpconform/profile.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace fpconform::python {
+namespace {
+
+using Codes = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using F32s = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Codes2 = nb::ndarray<const std::uint64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+// A numpy array that owns `v`.
+template <class T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std::size_t> shape) {
+  auto* owner = new std::vector<T>(std::move(v));
+  nb::capsule free_it(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T>(owner->data(), shape, free_it);
+}
+
+Rounding rounding_of(std::string_view mode, std::string_view sat, bool ftz, bool daz,
+                     int stochastic_bits) {
+  Rounding r;
+  r.mode = parse_rounding_mode(mode, "rounding");
+  r.sat = parse_saturation(sat, "saturation");
+  r.ftz = ftz;
+  r.daz = daz;
+  if (is_stochastic(r.mode)) {
+    if (stochastic_bits < 1 || stochastic_bits > 64)
+      throw Error("stochastic_bits", "must be 1..64 for a stochastic rounding, got " +
+                                         std::to_string(stochastic_bits));
+    r.stochastic_bits = stochastic_bits;
+  }
+  return r;
+}
+
+nb::dict format_dict(const Format& f) {
+  nb::dict d;
+  d["name"] = f.name;
+  d["width"] = f.width();
+  d["exp_bits"] = f.exp_bits;
+  d["man_bits"] = f.man_bits;
+  d["bias"] = f.bias;
+  d["signed"] = f.is_signed;
+  d["subnormals"] = f.subnormals;
+  d["has_inf"] = f.has_inf();
+  d["has_nan"] = f.has_nan();
+  d["max_finite"] = to_double(f.max_finite_code(), f);
+  d["layout"] = f.describe();
+  return d;
+}
+
+std::vector<nb::dict> formats() {
+  std::vector<nb::dict> v;
+  for (const Format& f : builtin_formats()) v.push_back(format_dict(f));
+  return v;
+}
+
+nb::dict format_info(std::string_view name, std::string_view what) {
+  return format_dict(parse_format(name, what));
+}
+
+// Stochastic rounding draws its bits from splitmix64(seed + i) per element i.
+std::uint64_t random_bits(std::uint64_t seed, std::size_t i) { return splitmix64(seed + i); }
+
+// f32 values into `to`: the vectorized fast path where it applies (codes of 1 or 2 bytes,
+// deterministic rounding), else convert() per element.
+nb::ndarray<nb::numpy, std::uint64_t> convert_f32(F32s x, std::string_view to, std::string_view mode,
+                                                  std::string_view sat, bool ftz, bool daz,
+                                                  int stochastic_bits, std::uint64_t seed) {
+  const Format target = parse_format(to, "to");
+  const Rounding r = rounding_of(mode, sat, ftz, daz, stochastic_bits);
+  const std::size_t n = x.shape(0);
+  std::vector<std::uint64_t> out(n);
+  const float* in = x.data();
+  if (target.width() <= 16 && !is_stochastic(r.mode)) {
+    nb::gil_scoped_release unlocked;
+    const F32Converter c(target, r);
+    if (c.code_bytes() == 1) {
+      std::vector<std::uint8_t> codes(n);
+      c.convert(std::span<const float>(in, n), std::span<std::uint8_t>(codes));
+      for (std::size_t i = 0; i < n; ++i) out[i] = codes[i];
+    } else {
+      std::vector<std::uint16_t> codes(n);
+      c.convert(std::span<const float>(in, n), std::span<std::uint16_t>(codes));
+      for (std::size_t i = 0; i < n; ++i) out[i] = codes[i];
+    }
+    return to_numpy(std::move(out), {n});
+  }
+  const Format f32 = *find_builtin("f32");
+  nb::gil_scoped_release unlocked;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, in + i, 4);
+    Rounding ri = r;
+    if (is_stochastic(r.mode)) ri.random = random_bits(seed, i);
+    out[i] = convert(bits, f32, target, ri).bits;
+  }
+  return to_numpy(std::move(out), {n});
+}
+
+void check_codes(const Codes& codes, const Format& f, const char* what) {
+  const std::uint64_t* in = codes.data();
+  for (std::size_t i = 0; i < codes.shape(0); ++i)
+    if ((in[i] & ~f.code_mask()) != 0)
+      throw Error(what, "element " + std::to_string(i) + " holds bits above " + f.name + "'s " +
+                            std::to_string(f.width()));
+}
+
+// Codes of `from` into `to` by convert(): one rounding, as the options say.
+nb::ndarray<nb::numpy, std::uint64_t> convert_codes(Codes codes, std::string_view from,
+                                                    std::string_view to, std::string_view mode,
+                                                    std::string_view sat, bool ftz, bool daz,
+                                                    int stochastic_bits, std::uint64_t seed) {
+  const Format source = parse_format(from, "from_format");
+  const Format target = parse_format(to, "to");
+  const Rounding r = rounding_of(mode, sat, ftz, daz, stochastic_bits);
+  check_codes(codes, source, "x");
+  const std::size_t n = codes.shape(0);
+  std::vector<std::uint64_t> out(n);
+  const std::uint64_t* in = codes.data();
+  nb::gil_scoped_release unlocked;
+  for (std::size_t i = 0; i < n; ++i) {
+    Rounding ri = r;
+    if (is_stochastic(r.mode)) ri.random = random_bits(seed, i);
+    out[i] = convert(in[i], source, target, ri).bits;
+  }
+  return to_numpy(std::move(out), {n});
+}
+
+// Codes of `from` into `to` as the profile's library converts them; the options given override
+// the library's defaults where the library allows it (else ValueError, before any work).
+nb::ndarray<nb::numpy, std::uint64_t> convert_profile(Codes codes, std::string_view from,
+                                                      std::string_view to, std::string_view profile,
+                                                      std::optional<std::string> mode,
+                                                      std::optional<std::string> sat,
+                                                      std::optional<bool> ftz, std::optional<bool> daz) {
+  const Format source = parse_format(from, "from_format");
+  const Format target = parse_format(to, "to");
+  const Profile& p = find_profile(profile, "profile");
+  UserOptions user;
+  if (mode) user.mode = parse_rounding_mode(*mode, "rounding");
+  if (sat) user.sat = parse_saturation(*sat, "saturation");
+  user.ftz = ftz;
+  user.daz = daz;
+  (void)resolve_rounding(p, source, target, user, "profile");
+  check_codes(codes, source, "x");
+  const std::size_t n = codes.shape(0);
+  std::vector<std::uint64_t> out(n);
+  const std::uint64_t* in = codes.data();
+  nb::gil_scoped_release unlocked;
+  for (std::size_t i = 0; i < n; ++i) out[i] = convert_with_profile(in[i], source, target, p, user).bits;
+  return to_numpy(std::move(out), {n});
+}
+
+nb::ndarray<nb::numpy, double> decode(Codes codes, std::string_view fmt) {
+  const Format f = parse_format(fmt, "fmt");
+  const std::size_t n = codes.shape(0);
+  std::vector<double> out(n);
+  const std::uint64_t* in = codes.data();
+  check_codes(codes, f, "codes");
+  for (std::size_t i = 0; i < n; ++i) out[i] = to_double(in[i], f);
+  return to_numpy(std::move(out), {n});
+}
+
+// One scalar operation over arrays of operands (same length); codes and IEEE flags per element.
+nb::tuple eval_op(std::string_view op_name, std::string_view fmt, std::vector<Codes> operands,
+                  std::string_view mode, std::string_view sat, bool ftz, bool daz,
+                  std::optional<std::string> nan) {
+  const auto op = find_op(op_name);
+  if (!op) throw Error("op", "unknown operation '" + std::string(op_name) + "'");
+  const int arity = op_info(*op).arity;
+  if (static_cast<int>(operands.size()) != arity)
+    throw Error("operands", std::string(op_name) + " takes " + std::to_string(arity) +
+                                " operands, got " + std::to_string(operands.size()));
+  const Format f = parse_format(fmt, "fmt");
+  OpOptions o;
+  o.rounding = rounding_of(mode, sat, ftz, daz, 0);
+  if (nan) o.nan = &find_nan_policy(*nan, "nan");
+  const std::size_t n = operands[0].shape(0);
+  for (const Codes& c : operands) {
+    if (c.shape(0) != n) throw Error("operands", "arrays of different lengths");
+    check_codes(c, f, "operands");
+  }
+  std::vector<std::uint64_t> out(n);
+  std::vector<std::uint8_t> flags(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t args[3] = {0, 0, 0};
+    for (int j = 0; j < arity; ++j) args[j] = operands[j].data()[i];
+    const Rounded r = apply_op(*op, f, args, o);
+    out[i] = r.bits;
+    flags[i] = r.flags.bits;
+  }
+  return nb::make_tuple(to_numpy(std::move(out), {n}), to_numpy(std::move(flags), {n}));
+}
+
+Matrix matrix_of(const Codes2& a, const Format& f) {
+  Matrix m{static_cast<int>(a.shape(0)), static_cast<int>(a.shape(1)), f, {}};
+  m.codes.assign(a.data(), a.data() + a.shape(0) * a.shape(1));
+  return m;
+}
+
+nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::optional<Codes2> c,
+                                                 std::string_view model, std::string_view in,
+                                                 std::string_view out, std::optional<std::string> acc,
+                                                 int split_k, bool reverse_k, int promote_every,
+                                                 bool c_in_epilogue, std::string_view reduction) {
+  const Format fin = parse_format(in, "in_format");
+  const Format fout = parse_format(out, "out_format");
+  GemmOptions g;
+  g.acc = parse_format(acc ? *acc : "f32", "acc_format");  // the CLI's default too
+  g.out = fout;
+  g.unit = parse_model(model, fin, g.acc, "model");
+  if (split_k < 1) throw Error("split_k", "must be at least 1, got " + std::to_string(split_k));
+  if (promote_every < 0) throw Error("promote_every", "must be 0 (off) or positive");
+  g.split_k = split_k;
+  g.reverse_k = reverse_k;
+  g.promote_every = promote_every;
+  g.c_in_epilogue = c_in_epilogue;
+  if (reduction == "pairwise") g.reduction = SplitReduction::pairwise;
+  else if (reduction != "sequential") throw Error("reduction", "must be sequential or pairwise");
+  const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin);
+  std::optional<Matrix> mc;
+  if (c) mc = matrix_of(*c, g.acc);
+  Matrix d;
+  {
+    nb::gil_scoped_release unlocked;
+    d = gemm(g, ma, mb, mc ? &*mc : nullptr);
+  }
+  const std::size_t rows = static_cast<std::size_t>(d.rows), cols = static_cast<std::size_t>(d.cols);
+  return to_numpy(std::move(d.codes), {rows, cols});
+}
+
+std::vector<nb::dict> models() {
+  std::vector<nb::dict> v;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    nb::dict d;
+    d["model"] = std::string(e.preset);
+    d["input"] = std::string(e.input);
+    d["source"] = std::string(e.source);
+    v.push_back(d);
+  }
+  return v;
+}
+
+}  // namespace
+}  // namespace fpconform::python
+
+NB_MODULE(_fpconform, m) {
+  using namespace fpconform::python;
+  m.doc() = "fpconform's C++ library: bit-exact models of low-precision formats (internal; use fpconform)";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const fpconform::Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("formats", &formats);
+  m.def("format_info", &format_info, "fmt"_a, "what"_a = "fmt");
+  m.def("convert_f32", &convert_f32, "x"_a, "to"_a, "mode"_a, "sat"_a, "ftz"_a, "daz"_a,
+        "stochastic_bits"_a, "seed"_a);
+  m.def("convert_codes", &convert_codes, "codes"_a, "from_format"_a, "to"_a, "mode"_a, "sat"_a,
+        "ftz"_a, "daz"_a, "stochastic_bits"_a, "seed"_a);
+  m.def("convert_profile", &convert_profile, "codes"_a, "from_format"_a, "to"_a, "profile"_a,
+        "mode"_a.none(), "sat"_a.none(), "ftz"_a.none(), "daz"_a.none());
+  m.def("decode", &decode, "codes"_a, "fmt"_a);
+  m.def("eval_op", &eval_op, "op"_a, "fmt"_a, "operands"_a, "mode"_a, "sat"_a, "ftz"_a, "daz"_a,
+        "nan"_a.none());
+  m.def("gemm", &gemm_codes, "a"_a, "b"_a, "c"_a.none(), "model"_a, "in_format"_a, "out_format"_a,
+        "acc_format"_a.none(), "split_k"_a, "reverse_k"_a, "promote_every"_a, "c_in_epilogue"_a,
+        "reduction"_a);
+  m.def("models", &models);
+}
