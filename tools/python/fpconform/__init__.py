@@ -219,3 +219,103 @@ def as_ml_dtypes(codes, fmt: str):
             a = _np.asarray(codes)
             return a.astype(_code_dtype(dt.itemsize * 8)).view(dt)
     raise ValueError(f"fmt: no numpy or ml_dtypes dtype holds {fmt}")
+
+
+class ValidateResult:
+    """What ``validate`` found: ``passed``, the tolerance applied, one comparison per
+    expectation (the model first, then the exact result), and the summary the CLI prints.
+    ``explain(row, col)`` shows one element three ways: kernel, model, exact."""
+
+    def __init__(self, summary: dict, text: str, passed: bool, inputs):
+        self.passed = passed
+        self.tolerance = summary["tolerance"]
+        self.comparisons = summary["comparisons"]
+        self.model_bound = summary.get("model_bound")
+        self.summary = summary
+        self.text = text
+        self._inputs = inputs
+
+    def __bool__(self):
+        return self.passed
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        first = self.comparisons[0] if self.comparisons else {}
+        return (f"<ValidateResult {'PASS' if self.passed else 'FAIL'}: "
+                f"{first.get('bit_exact', 0)}/{first.get('total', 0)} bit-exact against "
+                f"{first.get('against', '?')}>")
+
+    def worst(self):
+        """The worst elements of the first comparison: dicts with row, col, got, expected,
+        ulp and rel."""
+        return self.comparisons[0]["worst"] if self.comparisons else []
+
+    def explain(self, row: int, col: int) -> str:
+        d, a, b, c, check = self._inputs
+        return _c.explain(d, a, b, c, check, int(row), int(col))
+
+
+def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None = "exact",
+             in_format: str | None = None, out_format: str | None = None,
+             acc_format: str | None = None, max_ulp: float | None = None,
+             max_rel: float | None = None, tolerance: str | None = None,
+             rounding: str = "rne", worst: int = 10, threads: int = 0) -> ValidateResult:
+    """Is a kernel's D = A.B + C right, and if not, where and why?
+
+    d is compared with the model's result bit for bit (model=, a preset or custom: unit) and
+    with the correctly rounded exact result (reference="exact"; None: skip it). The verdict
+    is on the first expectation: bit-exact, or within max_ulp / max_rel, or with
+    tolerance="model" within the error bound the model implies per element.
+    """
+    import json
+
+    ca, fa, sa = _codes_and_format(a, in_format, "a")
+    cb, fb, sb = _codes_and_format(b, in_format, "b")
+    if fa != fb:
+        raise ValueError(f"b: holds {fb}, but a holds {fa}")
+    cd, fd, sd = _codes_and_format(d, out_format, "d")
+    for name, shape in (("a", sa), ("b", sb), ("d", sd)):
+        if len(shape) != 2:
+            raise ValueError(f"{name}: give a two-dimensional array")
+    if sa[1] != sb[0]:
+        raise ValueError(f"b: A is {sa[0]}x{sa[1]} but B is {sb[0]}x{sb[1]}")
+    if tuple(sd) != (sa[0], sb[1]):
+        raise ValueError(f"d: is {sd[0]}x{sd[1]}, but A.B is {sa[0]}x{sb[1]}")
+    cc = None
+    if c is not None:
+        acc = acc_format or "f32"
+        raw = _np.asarray(c).dtype.kind in "ui"
+        ccodes, cfmt, sc = _codes_and_format(c, acc if raw else None, "c")
+        if format_info(cfmt, "c")["name"] != format_info(acc, "acc_format")["name"]:
+            raise ValueError(f"c: holds {cfmt}, but the accumulator is {acc}")
+        if tuple(sc) != tuple(sd):
+            raise ValueError(f"c: is {'x'.join(map(str, sc))}, but D is {sd[0]}x{sd[1]}")
+        cc = ccodes.reshape(sc)
+    if reference not in ("exact", None):
+        raise ValueError(f"reference: {reference!r} is not 'exact' or None")
+    if model is None and reference is None:
+        raise ValueError("model: give model= and/or reference='exact'")
+    if tolerance not in (None, "model"):
+        raise ValueError(f"tolerance: {tolerance!r} is not 'model' or None")
+    check = _c.Check()
+    check.in_format, check.out_format = fa, fd
+    if model is not None:
+        check.model = model
+    if acc_format is not None:
+        check.acc_format = acc_format
+    check.exact = reference == "exact"
+    check.rounding = rounding
+    check.max_ulp = -1.0 if max_ulp is None else float(max_ulp)
+    check.max_rel = -1.0 if max_rel is None else float(max_rel)
+    check.model_bound = tolerance == "model"
+    check.worst, check.threads = int(worst), int(threads)
+    inputs = (cd.reshape(sd), ca.reshape(sa), cb.reshape(sb), cc, check)
+    text, summary_text, passed = _c.validate(*inputs[:4], check, "fpconform.validate(...)")
+    return ValidateResult(json.loads(text), summary_text, passed, inputs)
+
+
+__all__ += ["validate", "ValidateResult", "testing"]
+
+from . import testing  # noqa: E402  (needs validate)

@@ -22,6 +22,10 @@
 #include "fpconform/gemm.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/profile.hpp"
+#include "fpconform/core/threads.hpp"
+#include "fpconform/validate/explain.hpp"
+#include "fpconform/validate/summary.hpp"
+#include "fpconform/validate/validate.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -223,15 +227,12 @@ Matrix matrix_of(const Codes2& a, const Format& f) {
   return m;
 }
 
-nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::optional<Codes2> c,
-                                                 std::string_view model, std::string_view in,
-                                                 std::string_view out, std::optional<std::string> acc,
-                                                 int split_k, bool reverse_k, int promote_every,
-                                                 bool c_in_epilogue, std::string_view reduction) {
-  const Format fin = parse_format(in, "in_format");
-  const Format fout = parse_format(out, "out_format");
+// The model as the CLI's gemm builds it from its options (accumulator f32 unless given).
+GemmOptions gemm_options(std::string_view model, const Format& fin, const Format& fout,
+                         const std::optional<std::string>& acc, int split_k, bool reverse_k,
+                         int promote_every, bool c_in_epilogue, std::string_view reduction) {
   GemmOptions g;
-  g.acc = parse_format(acc ? *acc : "f32", "acc_format");  // the CLI's default too
+  g.acc = parse_format(acc ? *acc : "f32", "acc_format");
   g.out = fout;
   g.unit = parse_model(model, fin, g.acc, "model");
   if (split_k < 1) throw Error("split_k", "must be at least 1, got " + std::to_string(split_k));
@@ -242,6 +243,18 @@ nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::option
   g.c_in_epilogue = c_in_epilogue;
   if (reduction == "pairwise") g.reduction = SplitReduction::pairwise;
   else if (reduction != "sequential") throw Error("reduction", "must be sequential or pairwise");
+  return g;
+}
+
+nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::optional<Codes2> c,
+                                                 std::string_view model, std::string_view in,
+                                                 std::string_view out, std::optional<std::string> acc,
+                                                 int split_k, bool reverse_k, int promote_every,
+                                                 bool c_in_epilogue, std::string_view reduction) {
+  const Format fin = parse_format(in, "in_format");
+  const Format fout = parse_format(out, "out_format");
+  const GemmOptions g = gemm_options(model, fin, fout, acc, split_k, reverse_k, promote_every,
+                                     c_in_epilogue, reduction);
   const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin);
   std::optional<Matrix> mc;
   if (c) mc = matrix_of(*c, g.acc);
@@ -252,6 +265,62 @@ nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::option
   }
   const std::size_t rows = static_cast<std::size_t>(d.rows), cols = static_cast<std::size_t>(d.cols);
   return to_numpy(std::move(d.codes), {rows, cols});
+}
+
+// What validate and explain share: the kernel's D, its inputs, and the expectations.
+struct Check {
+  std::string in, out;
+  std::optional<std::string> model, acc;
+  bool exact = true;
+  std::string rounding = "rne";
+  double max_ulp = -1, max_rel = -1;
+  bool model_bound = false;
+  int worst = 10;
+  unsigned threads = 0;
+};
+
+validate::ValidateRequest request_of(Codes2 d, Codes2 a, Codes2 b, std::optional<Codes2> c,
+                                     const Check& k) {
+  const Format fin = parse_format(k.in, "in_format");
+  const Format fout = parse_format(k.out, "out_format");
+  validate::ValidateRequest q;
+  q.a = matrix_of(a, fin);
+  q.b = matrix_of(b, fin);
+  q.d = matrix_of(d, fout);
+  if (k.model) {
+    q.model = gemm_options(*k.model, fin, fout, k.acc, 1, false, 0, false, "sequential");
+    q.model_name = *k.model;
+  }
+  if (c) q.c = matrix_of(*c, q.model ? q.model->acc : parse_format(k.acc ? *k.acc : "f32", "acc_format"));
+  q.exact = k.exact;
+  q.exact_rounding.mode = parse_rounding_mode(k.rounding, "rounding");
+  q.max_ulp = k.max_ulp;
+  q.max_rel = k.max_rel;
+  q.model_bound = k.model_bound;
+  if (q.model_bound && !q.model) throw Error("tolerance", "'model' needs model=");
+  if (k.worst < 0) throw Error("worst", "must be 0 or more");
+  q.worst = k.worst;
+  q.threads = resolve_threads(k.threads, "threads");
+  return q;
+}
+
+// (summary as JSON text, the CLI's summary text, pass)
+nb::tuple validate_codes(Codes2 d, Codes2 a, Codes2 b, std::optional<Codes2> c, const Check& k,
+                         std::string_view repro) {
+  const validate::ValidateRequest q = request_of(d, a, b, c, k);
+  validate::ValidateReport rep;
+  {
+    nb::gil_scoped_release unlocked;
+    rep = validate::validate_kernel(q);
+  }
+  return nb::make_tuple(validate::summary_json(rep).dump(),
+                        validate::summary_text(rep, q.d.format, std::string(repro)), rep.pass);
+}
+
+std::string explain_codes(Codes2 d, Codes2 a, Codes2 b, std::optional<Codes2> c, const Check& k,
+                          int row, int col) {
+  const validate::ValidateRequest q = request_of(d, a, b, c, k);
+  return validate::element_text(validate::explain_element(q, row, col), q);
 }
 
 std::vector<nb::dict> models() {
@@ -294,4 +363,19 @@ NB_MODULE(_fpconform, m) {
         "acc_format"_a.none(), "split_k"_a, "reverse_k"_a, "promote_every"_a, "c_in_epilogue"_a,
         "reduction"_a);
   m.def("models", &models);
+  nb::class_<Check>(m, "Check")
+      .def(nb::init<>())
+      .def_rw("in_format", &Check::in)
+      .def_rw("out_format", &Check::out)
+      .def_rw("model", &Check::model)
+      .def_rw("acc_format", &Check::acc)
+      .def_rw("exact", &Check::exact)
+      .def_rw("rounding", &Check::rounding)
+      .def_rw("max_ulp", &Check::max_ulp)
+      .def_rw("max_rel", &Check::max_rel)
+      .def_rw("model_bound", &Check::model_bound)
+      .def_rw("worst", &Check::worst)
+      .def_rw("threads", &Check::threads);
+  m.def("validate", &validate_codes, "d"_a, "a"_a, "b"_a, "c"_a.none(), "check"_a, "repro"_a);
+  m.def("explain", &explain_codes, "d"_a, "a"_a, "b"_a, "c"_a.none(), "check"_a, "row"_a, "col"_a);
 }
