@@ -270,6 +270,7 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     tolerance="model" within the error bound the model implies per element.
     """
     import json
+    import re
 
     ca, fa, sa = _codes_and_format(a, in_format, "a")
     cb, fb, sb = _codes_and_format(b, in_format, "b")
@@ -312,7 +313,10 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     check.model_bound = tolerance == "model"
     check.worst, check.threads = int(worst), int(threads)
     inputs = (cd.reshape(sd), ca.reshape(sa), cb.reshape(sb), cc, check)
-    text, summary_text, passed = _c.validate(*inputs[:4], check, "fpconform.validate(...)")
+    text, summary_text, passed = _c.validate(*inputs[:4], check, "@")
+    # The summary's pointer to one element, in Python's terms.
+    summary_text = re.sub(r"see one: @ --element (\d+),(\d+)", r"see one: result.explain(\1, \2)",
+                          summary_text)
     return ValidateResult(json.loads(text), summary_text, passed, inputs)
 
 

@@ -27,6 +27,7 @@ def test_assert_matches_catches_one_flipped_bit_in_512_by_512():
     assert "D[300][200]" in msg  # the worst element, named
     assert "262143 of 262144" in msg or "262143/262144" in msg or "262143" in msg
     assert "model:" in msg and "exact:" in msg  # explained three ways
+    assert "see one: result.explain(300, 200)" in msg
 
 
 def test_validate_counts_and_explains():
