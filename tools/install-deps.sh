@@ -68,12 +68,13 @@ fi
 # cuobjdump and nvdisasm, for the test that reads the GPU probes' SASS (gpu_sass_expectations):
 # where nvcc exists but its toolkit image lacks them, NVIDIA's PyPI wheels into .deps/cuda-tools
 # (gpu_probes/cuda.cmake looks there). Not fatal: the test then skips with the reason.
+CUDA_TOOLS_PIN=13.5.37  # one release of both tools, so the SASS the test reads does not drift
 nvcc_bin=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ -n "$nvcc_bin" && ! -x "$(dirname "$nvcc_bin")/cuobjdump" ]] && ! command -v cuobjdump >/dev/null &&
    [[ ! -x "$root/.deps/cuda-tools/nvidia/cu13/bin/cuobjdump" ]]; then
   echo "fpconform: installing cuobjdump/nvdisasm (PyPI wheels) into .deps/cuda-tools"
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$root/.deps/cuda-tools" \
-    'nvidia-cuda-cuobjdump==13.5.37' 'nvidia-cuda-nvdisasm==13.5.37' >/dev/null 2>&1 ||
+  python3 -m pip install -q --disable-pip-version-check --no-deps "nvidia-cuda-cuobjdump==$CUDA_TOOLS_PIN" \
+    "nvidia-cuda-nvdisasm==$CUDA_TOOLS_PIN" --target "$root/.deps/cuda-tools" >/dev/null 2>&1 ||
     echo "fpconform: warning: could not install cuobjdump; the SASS test will skip"
 fi
