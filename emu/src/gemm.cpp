@@ -99,48 +99,49 @@ std::uint64_t element(const GemmOptions& o, const Prepared& pr, const Matrix& a,
   return acc32;
 }
 
-void check(bool ok, const char* where, const std::string& msg) {
-  if (!ok) throw Error(where, msg);
+void check(bool ok, std::string_view where, const std::string& msg) {
+  if (!ok) throw Error(std::string(where), msg);
 }
 
 }  // namespace
 
-Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c) {
-  check(a.cols == b.rows, "--b", "A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c,
+            const GemmSetupNames& name) {
+  check(a.cols == b.rows, name.b, "A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
                                      " but B has " + std::to_string(b.rows) + " rows");
-  check(a.format == b.format, "--b", "A and B must share one input format");
-  check(static_cast<std::size_t>(a.rows) * a.cols == a.codes.size(), "--a", "size mismatch");
-  check(static_cast<std::size_t>(b.rows) * b.cols == b.codes.size(), "--b", "size mismatch");
+  check(a.format == b.format, name.b, "A and B must share one input format");
+  check(static_cast<std::size_t>(a.rows) * a.cols == a.codes.size(), name.a, "size mismatch");
+  check(static_cast<std::size_t>(b.rows) * b.cols == b.codes.size(), name.b, "size mismatch");
   if (c) {
-    check(c->rows == a.rows && c->cols == b.cols, "--c",
+    check(c->rows == a.rows && c->cols == b.cols, name.c,
           "C must be " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
-    check(c->format == o.acc, "--c", "C must be in the accumulator format " + o.acc.name);
+    check(c->format == o.acc, name.c, "C must be in the accumulator format " + o.acc.name);
   }
-  check(o.split_k >= 1 && o.split_k <= std::max(1, a.cols), "--split-k", "must be 1..K");
+  check(o.split_k >= 1 && o.split_k <= std::max(1, a.cols), name.split_k, "must be 1..K");
   const bool promote = o.promote_every > 0;
   if (!o.block_scale_a.empty() || !o.block_scale_b.empty()) {
     const int sbk = o.unit.scale_block;
-    check(sbk > 0, "--model", "block scales need a block-scaled unit (scale_block > 0)");
+    check(sbk > 0, name.model, "block scales need a block-scaled unit (scale_block > 0)");
     const int nblocks = (a.cols + sbk - 1) / sbk;
-    check(o.block_scale_a.size() == static_cast<std::size_t>(a.rows) * nblocks, "--block-scale-a",
+    check(o.block_scale_a.size() == static_cast<std::size_t>(a.rows) * nblocks, name.block_scale_a,
           "expected " + std::to_string(a.rows) + "x" + std::to_string(nblocks) + " scales");
-    check(o.block_scale_b.size() == static_cast<std::size_t>(nblocks) * b.cols, "--block-scale-b",
+    check(o.block_scale_b.size() == static_cast<std::size_t>(nblocks) * b.cols, name.block_scale_b,
           "expected " + std::to_string(nblocks) + "x" + std::to_string(b.cols) + " scales");
-    check(o.split_k == 1 || a.cols % (o.split_k * sbk) == 0, "--split-k",
+    check(o.split_k == 1 || a.cols % (o.split_k * sbk) == 0, name.split_k,
           "slices must hold whole scale blocks");
-    check(o.promote_every == 0 || o.promote_every % sbk == 0, "--promote",
+    check(o.promote_every == 0 || o.promote_every % sbk == 0, name.promote_every,
           "promotion groups must hold whole scale blocks");
-    check(!o.reverse_k || a.cols % sbk == 0, "--reverse-k",
+    check(!o.reverse_k || a.cols % sbk == 0, name.reverse_k,
           "reversing K with block scales needs K to be whole scale blocks");
   }
   if (promote) {
-    check(o.split_k == 1, "--split-k", "split-K with promotion is not modelled");
+    check(o.split_k == 1, name.split_k, "split-K with promotion is not modelled");
     const int groups = (a.cols + o.promote_every - 1) / o.promote_every;
     if (!o.scale_a.empty()) {
-      check(o.scale_a.size() == static_cast<std::size_t>(a.rows) * groups, "--scale-a",
+      check(o.scale_a.size() == static_cast<std::size_t>(a.rows) * groups, name.scale_a,
             "expected " + std::to_string(a.rows) + "x" + std::to_string(groups) + " scales");
       const int bcols = (b.cols + o.scale_b_block_cols - 1) / o.scale_b_block_cols;
-      check(o.scale_b.size() == static_cast<std::size_t>(groups) * bcols, "--scale-b",
+      check(o.scale_b.size() == static_cast<std::size_t>(groups) * bcols, name.scale_b,
             "expected " + std::to_string(groups) + "x" + std::to_string(bcols) + " scales");
     }
   }

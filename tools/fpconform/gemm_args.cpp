@@ -1,7 +1,7 @@
 #include "gemm_args.hpp"
 
 #include "fpconform/core/error.hpp"
-#include "fpconform/fdpa_spec.hpp"
+#include "fpconform/gemm_setup.hpp"
 #include "fpconform/files/matrix_io.hpp"
 #include "numeric_options.hpp"
 
@@ -30,36 +30,25 @@ void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required) {
 }
 
 GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format& out) {
-  GemmOptions g;
-  g.acc = parse_format(a.acc.empty() ? "f32" : a.acc, "--acc");
-  g.out = out;
-  g.unit = parse_model(a.model, in, g.acc, "--model");
-  if (a.promote < 0) throw Error("--promote", "must be 0 (off) or a positive count of products");
-  g.promote_every = a.promote;
-  g.split_k = a.split_k;
-  if (a.reduction == "pairwise") g.reduction = SplitReduction::pairwise;
-  else if (a.reduction != "sequential")
-    throw Error("--reduction", "'" + a.reduction + "' is not sequential or pairwise");
-  g.reverse_k = a.reverse_k;
-  g.scale_b_block_cols = a.scale_b_block_cols;
+  GemmSetup s;
+  s.model = a.model;
+  s.acc = a.acc;
+  s.promote_every = a.promote;
+  s.split_k = a.split_k;
+  s.reduction = a.reduction;
+  s.reverse_k = a.reverse_k;
+  s.scale_b_block_cols = a.scale_b_block_cols;
   const Format f32 = parse_format("f32");
-  auto codes32 = [](const Matrix& m) {
-    return std::vector<std::uint32_t>(m.codes.begin(), m.codes.end());
-  };
-  if (!a.scale_a.empty()) g.scale_a = codes32(read_matrix(a.scale_a, f32, "--scale-a"));
-  if (!a.scale_b.empty()) g.scale_b = codes32(read_matrix(a.scale_b, f32, "--scale-b"));
-  if (g.scale_a.empty() != g.scale_b.empty())
-    throw Error("--scale-a", "give both --scale-a and --scale-b, or neither");
-  // A name given is checked even when no block scales follow (an unknown name is an error).
-  if (!a.block_scale_format.empty()) (void)parse_format(a.block_scale_format, "--block-scale-format");
+  auto codes32 = [](const Matrix& m) { return std::vector<std::uint32_t>(m.codes.begin(), m.codes.end()); };
+  if (!a.scale_a.empty()) s.scale_a = codes32(read_matrix(a.scale_a, f32, "--scale-a"));
+  if (!a.scale_b.empty()) s.scale_b = codes32(read_matrix(a.scale_b, f32, "--scale-b"));
+  s.block_scale_format = a.block_scale_format;
   if (!a.block_scale_a.empty() || !a.block_scale_b.empty()) {
-    if (a.block_scale_a.empty() || a.block_scale_b.empty())
-      throw Error("--block-scale-a", "give both --block-scale-a and --block-scale-b");
-    g.block_scale_format = parse_format(a.block_scale_format, "--block-scale-format");
-    g.block_scale_a = read_matrix(a.block_scale_a, g.block_scale_format, "--block-scale-a").codes;
-    g.block_scale_b = read_matrix(a.block_scale_b, g.block_scale_format, "--block-scale-b").codes;
+    const Format bf = parse_format(a.block_scale_format, "--block-scale-format");
+    if (!a.block_scale_a.empty()) s.block_scale_a = read_matrix(a.block_scale_a, bf, "--block-scale-a").codes;
+    if (!a.block_scale_b.empty()) s.block_scale_b = read_matrix(a.block_scale_b, bf, "--block-scale-b").codes;
   }
-  return g;
+  return gemm_options(s, in, out, kCliGemmNames);
 }
 
 }  // namespace fpconform::cli

@@ -19,11 +19,6 @@ namespace fpconform::cli {
 using namespace fpconform::files;
 namespace {
 
-// The longest block of the fused structure (emu/src/fdpa.cpp: block 1..64): a --max-k below it
-// would let the block-size probe see only the start of a longer block and the validation never
-// reach its end, so a model with a wrong block could agree on every case.
-constexpr int kMinProbeK = 64;
-
 struct ProbeArgs {
   std::string target, in, out, out_dir, checkpoint;
   characterize::CudaTargetOptions cuda;  // cuda: targets: --runner, --plan-out, --results, --stand-in
@@ -146,8 +141,8 @@ void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
   sub->add_option("--cases", a->cases, "fresh validation cases")->capture_default_str()->check(unsigned_in(1, 1000000000));
   sub->add_option("--max-k", a->max_k, "longest dot product the probes and the validation use")
       ->capture_default_str()
-      ->check(integer_in(kMinProbeK, 4096, "the block-size probe must reach the family's largest block, " +
-                                               std::to_string(kMinProbeK)));
+      ->check(integer_in(characterize::kMinProbeK, 4096, "the block-size probe must reach the family's largest block, " +
+                                               std::to_string(characterize::kMinProbeK)));
   sub->add_option("--order-k", a->order_k, "k for the summation-order recovery")
       ->capture_default_str()
       ->check(integer_in(2, 256));

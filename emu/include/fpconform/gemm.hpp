@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
@@ -54,8 +55,20 @@ struct GemmOptions {
   std::vector<std::uint64_t> block_scale_a, block_scale_b;
 };
 
+// The name of each option where the user typed it.
+struct GemmSetupNames {
+  std::string_view a, b, c, model, acc, promote_every, split_k, reduction, reverse_k, scale_a, scale_b,
+      scale_b_block_cols, block_scale_a, block_scale_b, block_scale_format;
+};
+inline constexpr GemmSetupNames kCliGemmNames{
+    "--a", "--b", "--c", "--model", "--acc", "--promote", "--split-k", "--reduction", "--reverse-k",
+    "--scale-a", "--scale-b",
+    "--scale-b-block-cols", "--block-scale-a", "--block-scale-b", "--block-scale-format"};
+
 // D = A.B + C. A is M x K, B is K x N (both in one input format), C (optional; M x N in `acc`).
-// Throws Error naming the argument for mismatched shapes, formats, or scale sizes.
-Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c = nullptr);
+// Throws Error naming the argument (as `names` spells it) for mismatched shapes, formats, or
+// scale sizes.
+Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c = nullptr,
+            const GemmSetupNames& names = kCliGemmNames);
 
 }  // namespace fpconform

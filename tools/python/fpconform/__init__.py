@@ -17,108 +17,11 @@ from __future__ import annotations
 
 import numpy as _np
 
-try:  # installed: the module is inside the package
-    from . import _fpconform as _c
-except ImportError:  # the build tree: the module beside the sources (PYTHONPATH)
-    import _fpconform as _c  # type: ignore[no-redef]
+from ._arrays import (_c, _code_dtype, _codes_and_format, _as_array, as_ml_dtypes, format_info,
+                      format_of_dtype, formats, models)
 
 __all__ = ["formats", "format_info", "convert", "decode", "eval", "gemm", "models",
            "as_ml_dtypes", "format_of_dtype"]
-
-# numpy / ml_dtypes dtype names and the formats they hold (ml_dtypes stores float4/float6 in a
-# byte each, low bits; fpconform codes are the same bits).
-_DTYPE_FORMATS = {
-    "float64": "f64",
-    "float32": "f32",
-    "float16": "f16",
-    "bfloat16": "bf16",
-    "float8_e4m3fn": "e4m3",
-    "float8_e5m2": "e5m2",
-    "float8_e4m3fnuz": "e4m3fnuz",
-    "float8_e5m2fnuz": "e5m2fnuz",
-    "float8_e4m3b11fnuz": "e4m3b11fnuz",
-    "float8_e4m3": "e4m3ieee",
-    "float8_e3m4": "e3m4",
-    "float8_e8m0fnu": "ue8m0",
-    "float6_e2m3fn": "e2m3",
-    "float6_e3m2fn": "e3m2",
-    "float4_e2m1fn": "e2m1",
-}
-
-
-def formats() -> list[dict]:
-    """The built-in formats: name, width, exp_bits, man_bits, bias, limits and layout."""
-    return _c.formats()
-
-
-def format_info(fmt: str, _what: str = "fmt") -> dict:
-    """One format (a name, an alias or a ``custom:`` spec) as a dict; ValueError if unknown."""
-    if not isinstance(fmt, str):
-        raise TypeError(f"{_what}: a format name, got {type(fmt).__name__}")
-    return _c.format_info(fmt, _what)
-
-
-def models() -> list[dict]:
-    """The matrix-unit models (presets) with the input formats they cover and their sources."""
-    return _c.models()
-
-
-def format_of_dtype(dtype) -> str | None:
-    """The format an array of this dtype holds, or None (integers: raw codes)."""
-    return _DTYPE_FORMATS.get(_np.dtype(dtype).name)
-
-
-def _code_dtype(width: int):
-    return _np.uint8 if width <= 8 else _np.uint16 if width <= 16 else \
-        _np.uint32 if width <= 32 else _np.uint64
-
-
-def _as_array(x, name: str):
-    """numpy array of x: numpy and ml_dtypes arrays as they are, torch tensors via numpy."""
-    if hasattr(x, "detach") and hasattr(x, "dtype") and hasattr(x, "cpu"):  # torch.Tensor
-        import torch  # only when given a tensor
-        t = x.detach()
-        if t.device.type != "cpu":
-            raise ValueError(f"{name}: a tensor on {t.device}; move it to the CPU first")
-        torch_formats = {torch.bfloat16: ("bf16", torch.int16),
-                         torch.float16: ("f16", torch.int16)}
-        for attr, fmt in (("float8_e4m3fn", "e4m3"), ("float8_e5m2", "e5m2"),
-                          ("float8_e8m0fnu", "ue8m0")):
-            if hasattr(torch, attr):
-                torch_formats[getattr(torch, attr)] = (fmt, torch.uint8)
-        if t.dtype in torch_formats:
-            fmt, view = torch_formats[t.dtype]
-            codes = t.contiguous().view(view).numpy()
-            return codes.view(_np.uint16 if codes.itemsize == 2 else _np.uint8), fmt
-        return t.contiguous().numpy(), None
-    try:
-        a = _np.asarray(x)
-    except Exception as e:  # noqa: BLE001 - report which argument
-        raise TypeError(f"{name}: not an array ({type(x).__name__}): {e}") from None
-    return a, None
-
-
-def _codes_and_format(x, from_format: str | None, name: str):
-    """(flat uint64 codes, format name, shape) of x."""
-    a, fmt = _as_array(x, name)
-    if fmt is None:
-        fmt = format_of_dtype(a.dtype)
-    if from_format is not None:
-        if a.dtype.kind not in "ui":
-            raise TypeError(f"{name}: from_format={from_format!r} reads raw codes, "
-                            f"but the array holds {a.dtype}")
-        fmt = from_format
-    elif a.dtype.kind in "ui" and fmt is None:
-        raise TypeError(f"{name}: an integer array holds raw codes: say their format with "
-                        f"from_format=")
-    if fmt is None:
-        raise TypeError(f"{name}: no format for dtype {a.dtype}")
-    if a.dtype.kind not in "ui":
-        a = a.view(_code_dtype(a.dtype.itemsize * 8)) if fmt != "f64" else a.view(_np.uint64)
-    if a.dtype.kind == "i":
-        width = format_info(fmt)["width"]
-        a = a.astype(_np.int64) & ((1 << width) - 1) if width < 64 else a.view(_np.uint64)
-    return _np.ascontiguousarray(a, dtype=_np.uint64).reshape(-1), fmt, a.shape
 
 
 def convert(x, to: str, rounding: str = "rne", saturation: str = "none", *, ftz: bool = False,
@@ -136,7 +39,9 @@ def convert(x, to: str, rounding: str = "rne", saturation: str = "none", *, ftz:
     if (profile is None and from_format is None and fmt is None and a.dtype == _np.float32):
         flat = _np.ascontiguousarray(a).reshape(-1)
         out = _c.convert_f32(flat, to, rounding, saturation, ftz, daz, stochastic_bits, seed)
-        return out.astype(_code_dtype(to_width)).reshape(a.shape)
+        if out.dtype != _code_dtype(to_width):  # the fast path already gives uint8/uint16
+            out = out.astype(_code_dtype(to_width))
+        return out.reshape(a.shape)
     codes, src, shape = _codes_and_format(x, from_format, "x")
     if profile is not None:
         user = {} if rounding == "rne" and saturation == "none" else \
@@ -172,53 +77,112 @@ def eval(op: str, fmt: str, *operands, rounding: str = "rne", saturation: str = 
     return (out, fl.reshape(shape)) if flags else out
 
 
-def gemm(a, b, c=None, *, model: str, in_format: str | None = None, out_format: str = "f32",
-         acc_format: str | None = None, split_k: int = 1, reverse_k: bool = False,
-         promote_every: int = 0, c_in_epilogue: bool = False, reduction: str = "sequential"):
-    """D = A.B + C as the matrix unit ``model`` computes it, bit for bit (codes of out_format).
-
-    a (M x K) and b (K x N): values of one format (ml_dtypes arrays, float16/float32) or codes
-    with in_format=. c (M x N): codes of the accumulator (acc_format, default f32, as the CLI's)
-    or values of it. model: a preset (``models()``) or a ``custom:key=value,...`` unit.
-    """
+def _operands(a, b, c, in_format, acc_format):
+    """(A codes, B codes, C codes or None, input format) of a GEMM's operands, shapes checked."""
     ca, fa, sa = _codes_and_format(a, in_format, "a")
     cb, fb, sb = _codes_and_format(b, in_format, "b")
     if fa != fb:
         raise ValueError(f"b: holds {fb}, but a holds {fa}")
-    if len(sa) != 2 or len(sb) != 2:
-        raise ValueError("a, b: give two-dimensional arrays")
+    for name, shape in (("a", sa), ("b", sb)):
+        if len(shape) != 2:
+            raise ValueError(f"{name}: give a two-dimensional array, not {len(shape)}-dimensional")
     if sa[1] != sb[0]:
         raise ValueError(f"b: A is {sa[0]}x{sa[1]} but B is {sb[0]}x{sb[1]}")
     cc = None
     if c is not None:
         acc = acc_format or "f32"
-        ccodes, cfmt, sc = _codes_and_format(c, acc if _np.asarray(c).dtype.kind in "ui" else None, "c")
+        raw = _np.asarray(c).dtype.kind in "ui"
+        ccodes, cfmt, sc = _codes_and_format(c, acc if raw else None, "c")
         if format_info(cfmt, "c")["name"] != format_info(acc, "acc_format")["name"]:
             raise ValueError(f"c: holds {cfmt}, but the accumulator is {acc}")
         if tuple(sc) != (sa[0], sb[1]):
-            raise ValueError(f"c: is {'x'.join(map(str, sc))}, but D is {sa[0]}x{sb[1]}")
+            raise ValueError(f"c: is {'x'.join(map(str, sc))}, but A.B is {sa[0]}x{sb[1]}")
         cc = ccodes.reshape(sc)
-    d = _c.gemm(ca.reshape(sa), cb.reshape(sb), cc, model, fa, out_format, acc_format,
-                split_k, reverse_k, promote_every, c_in_epilogue, reduction)
+    return ca.reshape(sa), cb.reshape(sb), cc, fa
+
+
+def _f32_matrix(x, name: str, rows: int):
+    """x as a C-contiguous float32 matrix with `rows` rows (the per-group scales)."""
+    a = _np.asarray(x)
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"{name}: scales are numbers, got {a.dtype}")
+    a = _np.ascontiguousarray(a, dtype=_np.float32)
+    if a.ndim != 2 or a.shape[0] != rows:
+        raise ValueError(f"{name}: give a matrix with {rows} rows, got shape {a.shape}")
+    return a
+
+
+def _gemm_setup(model, acc_format, split_k, reverse_k, promote_every, c_in_epilogue, reduction,
+                scale_a, scale_b, scale_b_block_cols, block_scale_a, block_scale_b,
+                block_scale_format, m: int, n: int):
+    """The GEMM's options as the library takes them; scales checked against D's m x n."""
+    for name, v in (("split_k", split_k), ("promote_every", promote_every),
+                    ("scale_b_block_cols", scale_b_block_cols)):
+        if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+            raise TypeError(f"{name}: an integer, got {type(v).__name__}")
+    s = _c.GemmSetup()
+    s.model = model
+    s.acc_format = acc_format or "f32"
+    s.split_k, s.promote_every = int(split_k), int(promote_every)
+    s.scale_b_block_cols = int(scale_b_block_cols)
+    s.reverse_k, s.c_in_epilogue, s.reduction = bool(reverse_k), bool(c_in_epilogue), reduction
+    s.block_scale_format = block_scale_format
+    if (scale_a is None) != (scale_b is None):
+        raise ValueError(f"{'scale_b' if scale_b is None else 'scale_a'}: give scale_a and "
+                         f"scale_b, or neither")
+    if scale_a is not None:
+        sa = _f32_matrix(scale_a, "scale_a", m)
+        sb = _np.ascontiguousarray(_np.asarray(scale_b), dtype=_np.float32)
+        if sb.ndim != 2 or sb.shape[0] != sa.shape[1]:
+            raise ValueError(f"scale_b: give a matrix with {sa.shape[1]} rows (one per group, as "
+                             f"scale_a's columns), got shape {sb.shape}")
+        s.set_scales(sa, sb)
+    if (block_scale_a is None) != (block_scale_b is None):
+        raise ValueError(f"{'block_scale_b' if block_scale_b is None else 'block_scale_a'}: "
+                         f"give block_scale_a and block_scale_b, or neither")
+    if block_scale_a is not None:
+        raw = _np.asarray(block_scale_a).dtype.kind in "ui"
+        ba, fba, sba = _codes_and_format(block_scale_a, block_scale_format if raw else None,
+                                         "block_scale_a")
+        raw = _np.asarray(block_scale_b).dtype.kind in "ui"
+        bb, fbb, sbb = _codes_and_format(block_scale_b, block_scale_format if raw else None,
+                                         "block_scale_b")
+        for name, f in (("block_scale_a", fba), ("block_scale_b", fbb)):
+            if format_info(f, name)["name"] != format_info(block_scale_format,
+                                                           "block_scale_format")["name"]:
+                raise ValueError(f"{name}: holds {f}, but block_scale_format is "
+                                 f"{block_scale_format}")
+        if len(sba) != 2 or sba[0] != m:
+            raise ValueError(f"block_scale_a: give a matrix with {m} rows, got shape {sba}")
+        if len(sbb) != 2 or sbb[1] != n:
+            raise ValueError(f"block_scale_b: give a matrix with {n} columns, got shape {sbb}")
+        s.set_block_scales(ba.reshape(sba), bb.reshape(sbb))
+    return s
+
+
+def gemm(a, b, c=None, *, model: str, in_format: str | None = None, out_format: str = "f32",
+         acc_format: str | None = None, split_k: int = 1, reverse_k: bool = False,
+         promote_every: int = 0, c_in_epilogue: bool = False, reduction: str = "sequential",
+         scale_a=None, scale_b=None, scale_b_block_cols: int = 1, block_scale_a=None,
+         block_scale_b=None, block_scale_format: str = "ue8m0"):
+    """D = A.B + C as the matrix unit ``model`` computes it, bit for bit (codes of out_format).
+
+    a (M x K) and b (K x N): values of one format (ml_dtypes arrays, float16/float32) or codes
+    with in_format=. c (M x N): codes of the accumulator (acc_format, default f32, as the CLI's)
+    or values of it. model: a preset (``models()``) or a ``custom:key=value,...`` unit.
+
+    The options are the CLI gemm's: split_k slices reduced sequentially or pairwise;
+    promote_every N products into an fp32 accumulator, with per-group fp32 scales scale_a
+    (M x K/N) and scale_b (K/N x N, or K/N x N/scale_b_block_cols); block_scale_a
+    (M x K/block) and block_scale_b (K/block x N) for MX / NVFP4 units, as codes of
+    block_scale_format or an ml_dtypes array (float8_e8m0fnu, float8_e4m3fn).
+    """
+    ca, cb, cc, fa = _operands(a, b, c, in_format, acc_format)
+    setup = _gemm_setup(model, acc_format, split_k, reverse_k, promote_every, c_in_epilogue,
+                        reduction, scale_a, scale_b, scale_b_block_cols, block_scale_a,
+                        block_scale_b, block_scale_format, ca.shape[0], cb.shape[1])
+    d = _c.gemm(ca, cb, cc, setup, fa, out_format)
     return d.astype(_code_dtype(format_info(out_format, "out_format")["width"]))
-
-
-def as_ml_dtypes(codes, fmt: str):
-    """codes viewed as the ml_dtypes (or numpy) dtype that holds fmt; ValueError where there is
-    none."""
-    name = format_info(fmt)["name"]
-    for dtype_name, f in _DTYPE_FORMATS.items():
-        if f == name:
-            if hasattr(_np, dtype_name):
-                dt = _np.dtype(dtype_name)
-            else:
-                import ml_dtypes
-                if not hasattr(ml_dtypes, dtype_name):
-                    continue
-                dt = _np.dtype(getattr(ml_dtypes, dtype_name))
-            a = _np.asarray(codes)
-            return a.astype(_code_dtype(dt.itemsize * 8)).view(dt)
-    raise ValueError(f"fmt: no numpy or ml_dtypes dtype holds {fmt}")
 
 
 class ValidateResult:
@@ -261,49 +225,48 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
              in_format: str | None = None, out_format: str | None = None,
              acc_format: str | None = None, max_ulp: float | None = None,
              max_rel: float | None = None, tolerance: str | None = None,
-             rounding: str = "rne", worst: int = 10, threads: int = 0) -> ValidateResult:
+             rounding: str = "rne", worst: int = 10, threads: int = 0, **gemm_options
+             ) -> ValidateResult:
     """Is a kernel's D = A.B + C right, and if not, where and why?
 
-    d is compared with the model's result bit for bit (model=, a preset or custom: unit) and
-    with the correctly rounded exact result (reference="exact"; None: skip it). The verdict
-    is on the first expectation: bit-exact, or within max_ulp / max_rel, or with
-    tolerance="model" within the error bound the model implies per element.
+    d is compared with the model's result bit for bit (model=, a preset or custom: unit, with
+    any of ``gemm``'s options: split_k, promote_every, scale_a, block_scale_a, ...) and with
+    the correctly rounded exact result (reference="exact"; None: skip it). The verdict is on
+    the first expectation: bit-exact, or within max_ulp / max_rel, or with tolerance="model"
+    within the error bound the model implies per element.
     """
+    import inspect
     import json
     import re
 
-    ca, fa, sa = _codes_and_format(a, in_format, "a")
-    cb, fb, sb = _codes_and_format(b, in_format, "b")
-    if fa != fb:
-        raise ValueError(f"b: holds {fb}, but a holds {fa}")
+    ca, cb, cc, fa = _operands(a, b, c, in_format, acc_format)
     cd, fd, sd = _codes_and_format(d, out_format, "d")
-    for name, shape in (("a", sa), ("b", sb), ("d", sd)):
-        if len(shape) != 2:
-            raise ValueError(f"{name}: give a two-dimensional array")
-    if sa[1] != sb[0]:
-        raise ValueError(f"b: A is {sa[0]}x{sa[1]} but B is {sb[0]}x{sb[1]}")
-    if tuple(sd) != (sa[0], sb[1]):
-        raise ValueError(f"d: is {sd[0]}x{sd[1]}, but A.B is {sa[0]}x{sb[1]}")
-    cc = None
-    if c is not None:
-        acc = acc_format or "f32"
-        raw = _np.asarray(c).dtype.kind in "ui"
-        ccodes, cfmt, sc = _codes_and_format(c, acc if raw else None, "c")
-        if format_info(cfmt, "c")["name"] != format_info(acc, "acc_format")["name"]:
-            raise ValueError(f"c: holds {cfmt}, but the accumulator is {acc}")
-        if tuple(sc) != tuple(sd):
-            raise ValueError(f"c: is {'x'.join(map(str, sc))}, but D is {sd[0]}x{sd[1]}")
-        cc = ccodes.reshape(sc)
+    if len(sd) != 2:
+        raise ValueError(f"d: give a two-dimensional array, not {len(sd)}-dimensional")
+    if tuple(sd) != (ca.shape[0], cb.shape[1]):
+        raise ValueError(f"d: is {sd[0]}x{sd[1]}, but A.B is {ca.shape[0]}x{cb.shape[1]}")
     if reference not in ("exact", None):
         raise ValueError(f"reference: {reference!r} is not 'exact' or None")
     if model is None and reference is None:
         raise ValueError("model: give model= and/or reference='exact'")
     if tolerance not in (None, "model"):
         raise ValueError(f"tolerance: {tolerance!r} is not 'model' or None")
+    known = inspect.signature(gemm).parameters
+    for name in gemm_options:
+        if name not in known or name in ("a", "b", "c", "model", "in_format", "out_format",
+                                         "acc_format"):
+            raise TypeError(f"validate() got an unexpected keyword argument '{name}'")
+    if gemm_options and model is None:
+        raise ValueError(f"{next(iter(gemm_options))}: describes the model: give model=")
     check = _c.Check()
     check.in_format, check.out_format = fa, fd
     if model is not None:
-        check.model = model
+        g = {k: v.default for k, v in known.items()
+             if v.default is not inspect.Parameter.empty and k not in ("c", "in_format",
+                                                                       "out_format")}
+        g.update(gemm_options)
+        g.pop("acc_format", None)
+        check.model = _gemm_setup(model, acc_format, m=sd[0], n=sd[1], **g)
     if acc_format is not None:
         check.acc_format = acc_format
     check.exact = reference == "exact"
@@ -312,7 +275,7 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     check.max_rel = -1.0 if max_rel is None else float(max_rel)
     check.model_bound = tolerance == "model"
     check.worst, check.threads = int(worst), int(threads)
-    inputs = (cd.reshape(sd), ca.reshape(sa), cb.reshape(sb), cc, check)
+    inputs = (cd.reshape(sd), ca, cb, cc, check)
     text, summary_text, passed = _c.validate(*inputs[:4], check, "@")
     # The summary's pointer to one element, in Python's terms.
     summary_text = re.sub(r"see one: @ --element (\d+),(\d+)", r"see one: result.explain(\1, \2)",
@@ -320,6 +283,10 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     return ValidateResult(json.loads(text), summary_text, passed, inputs)
 
 
-__all__ += ["validate", "ValidateResult", "testing"]
+from ._quantize import Quantized, quantize  # noqa: E402
+from ._probe import Characterization, probe  # noqa: E402
+
+__all__ += ["validate", "ValidateResult", "testing", "quantize", "Quantized", "probe",
+            "Characterization"]
 
 from . import testing  # noqa: E402  (needs validate)

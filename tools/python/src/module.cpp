@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "arrays.hpp"
 #include "fpconform/arith.hpp"
 #include "fpconform/convert.hpp"
 #include "fpconform/core/error.hpp"
@@ -20,6 +21,7 @@
 #include "fpconform/fast_convert.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/gemm.hpp"
+#include "fpconform/gemm_setup.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/profile.hpp"
 #include "fpconform/core/threads.hpp"
@@ -27,23 +29,10 @@
 #include "fpconform/validate/summary.hpp"
 #include "fpconform/validate/validate.hpp"
 
-namespace nb = nanobind;
-using namespace nb::literals;
-
 namespace fpconform::python {
 namespace {
 
-using Codes = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using F32s = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using Codes2 = nb::ndarray<const std::uint64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-
-// A numpy array that owns `v`.
-template <class T>
-nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std::size_t> shape) {
-  auto* owner = new std::vector<T>(std::move(v));
-  nb::capsule free_it(owner, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T>(owner->data(), shape, free_it);
-}
+using namespace nb::literals;
 
 Rounding rounding_of(std::string_view mode, std::string_view sat, bool ftz, bool daz,
                      int stochastic_bits) {
@@ -91,47 +80,43 @@ nb::dict format_info(std::string_view name, std::string_view what) {
 std::uint64_t random_bits(std::uint64_t seed, std::size_t i) { return splitmix64(seed + i); }
 
 // f32 values into `to`: the vectorized fast path where it applies (codes of 1 or 2 bytes,
-// deterministic rounding), else convert() per element.
-nb::ndarray<nb::numpy, std::uint64_t> convert_f32(F32s x, std::string_view to, std::string_view mode,
-                                                  std::string_view sat, bool ftz, bool daz,
-                                                  int stochastic_bits, std::uint64_t seed) {
+// deterministic rounding) straight into a uint8/uint16 array, else convert() per element.
+nb::object convert_f32(F32s x, std::string_view to, std::string_view mode, std::string_view sat,
+                       bool ftz, bool daz, int stochastic_bits, std::uint64_t seed) {
   const Format target = parse_format(to, "to");
   const Rounding r = rounding_of(mode, sat, ftz, daz, stochastic_bits);
   const std::size_t n = x.shape(0);
-  std::vector<std::uint64_t> out(n);
   const float* in = x.data();
   if (target.width() <= 16 && !is_stochastic(r.mode)) {
-    nb::gil_scoped_release unlocked;
     const F32Converter c(target, r);
     if (c.code_bytes() == 1) {
       std::vector<std::uint8_t> codes(n);
-      c.convert(std::span<const float>(in, n), std::span<std::uint8_t>(codes));
-      for (std::size_t i = 0; i < n; ++i) out[i] = codes[i];
-    } else {
-      std::vector<std::uint16_t> codes(n);
-      c.convert(std::span<const float>(in, n), std::span<std::uint16_t>(codes));
-      for (std::size_t i = 0; i < n; ++i) out[i] = codes[i];
+      {
+        nb::gil_scoped_release unlocked;
+        c.convert(std::span<const float>(in, n), std::span<std::uint8_t>(codes));
+      }
+      return nb::cast(to_numpy(std::move(codes), {n}));
     }
-    return to_numpy(std::move(out), {n});
+    std::vector<std::uint16_t> codes(n);
+    {
+      nb::gil_scoped_release unlocked;
+      c.convert(std::span<const float>(in, n), std::span<std::uint16_t>(codes));
+    }
+    return nb::cast(to_numpy(std::move(codes), {n}));
   }
   const Format f32 = *find_builtin("f32");
-  nb::gil_scoped_release unlocked;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, in + i, 4);
-    Rounding ri = r;
-    if (is_stochastic(r.mode)) ri.random = random_bits(seed, i);
-    out[i] = convert(bits, f32, target, ri).bits;
+  std::vector<std::uint64_t> out(n);
+  {
+    nb::gil_scoped_release unlocked;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t bits;
+      std::memcpy(&bits, in + i, 4);
+      Rounding ri = r;
+      if (is_stochastic(r.mode)) ri.random = random_bits(seed, i);
+      out[i] = convert(bits, f32, target, ri).bits;
+    }
   }
-  return to_numpy(std::move(out), {n});
-}
-
-void check_codes(const Codes& codes, const Format& f, const char* what) {
-  const std::uint64_t* in = codes.data();
-  for (std::size_t i = 0; i < codes.shape(0); ++i)
-    if ((in[i] & ~f.code_mask()) != 0)
-      throw Error(what, "element " + std::to_string(i) + " holds bits above " + f.name + "'s " +
-                            std::to_string(f.width()));
+  return nb::cast(to_numpy(std::move(out), {n}));
 }
 
 // Codes of `from` into `to` by convert(): one rounding, as the options say.
@@ -227,41 +212,32 @@ Matrix matrix_of(const Codes2& a, const Format& f) {
   return m;
 }
 
-// The model as the CLI's gemm builds it from its options (accumulator f32 unless given).
-GemmOptions gemm_options(std::string_view model, const Format& fin, const Format& fout,
-                         const std::optional<std::string>& acc, int split_k, bool reverse_k,
-                         int promote_every, bool c_in_epilogue, std::string_view reduction) {
-  GemmOptions g;
-  g.acc = parse_format(acc ? *acc : "f32", "acc_format");
-  g.out = fout;
-  g.unit = parse_model(model, fin, g.acc, "model");
-  if (split_k < 1) throw Error("split_k", "must be at least 1, got " + std::to_string(split_k));
-  if (promote_every < 0) throw Error("promote_every", "must be 0 (off) or positive");
-  g.split_k = split_k;
-  g.reverse_k = reverse_k;
-  g.promote_every = promote_every;
-  g.c_in_epilogue = c_in_epilogue;
-  if (reduction == "pairwise") g.reduction = SplitReduction::pairwise;
-  else if (reduction != "sequential") throw Error("reduction", "must be sequential or pairwise");
-  return g;
+// The option names Python users type.
+constexpr GemmSetupNames kPythonNames{
+    "a", "b", "c", "model", "acc_format", "promote_every", "split_k", "reduction", "reverse_k",
+    "scale_a", "scale_b", "scale_b_block_cols", "block_scale_a", "block_scale_b", "block_scale_format"};
+
+using F32s2 = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+std::vector<std::uint32_t> f32_codes(const F32s2& x) {
+  std::vector<std::uint32_t> v(x.shape(0) * x.shape(1));
+  if (!v.empty()) std::memcpy(v.data(), x.data(), v.size() * 4);
+  return v;
 }
 
 nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::optional<Codes2> c,
-                                                 std::string_view model, std::string_view in,
-                                                 std::string_view out, std::optional<std::string> acc,
-                                                 int split_k, bool reverse_k, int promote_every,
-                                                 bool c_in_epilogue, std::string_view reduction) {
+                                                 const GemmSetup& setup, std::string_view in,
+                                                 std::string_view out) {
   const Format fin = parse_format(in, "in_format");
   const Format fout = parse_format(out, "out_format");
-  const GemmOptions g = gemm_options(model, fin, fout, acc, split_k, reverse_k, promote_every,
-                                     c_in_epilogue, reduction);
+  const GemmOptions g = gemm_options(setup, fin, fout, kPythonNames);
   const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin);
   std::optional<Matrix> mc;
   if (c) mc = matrix_of(*c, g.acc);
   Matrix d;
   {
     nb::gil_scoped_release unlocked;
-    d = gemm(g, ma, mb, mc ? &*mc : nullptr);
+    d = gemm(g, ma, mb, mc ? &*mc : nullptr, kPythonNames);
   }
   const std::size_t rows = static_cast<std::size_t>(d.rows), cols = static_cast<std::size_t>(d.cols);
   return to_numpy(std::move(d.codes), {rows, cols});
@@ -270,7 +246,8 @@ nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::option
 // What validate and explain share: the kernel's D, its inputs, and the expectations.
 struct Check {
   std::string in, out;
-  std::optional<std::string> model, acc;
+  std::optional<GemmSetup> model;
+  std::string acc = "f32";  // C's format when there is no model
   bool exact = true;
   std::string rounding = "rne";
   double max_ulp = -1, max_rel = -1;
@@ -288,10 +265,10 @@ validate::ValidateRequest request_of(Codes2 d, Codes2 a, Codes2 b, std::optional
   q.b = matrix_of(b, fin);
   q.d = matrix_of(d, fout);
   if (k.model) {
-    q.model = gemm_options(*k.model, fin, fout, k.acc, 1, false, 0, false, "sequential");
-    q.model_name = *k.model;
+    q.model = gemm_options(*k.model, fin, fout, kPythonNames);
+    q.model_name = k.model->model;
   }
-  if (c) q.c = matrix_of(*c, q.model ? q.model->acc : parse_format(k.acc ? *k.acc : "f32", "acc_format"));
+  if (c) q.c = matrix_of(*c, q.model ? q.model->acc : parse_format(k.acc, "acc_format"));
   q.exact = k.exact;
   q.exact_rounding.mode = parse_rounding_mode(k.rounding, "rounding");
   q.max_ulp = k.max_ulp;
@@ -335,16 +312,12 @@ std::vector<nb::dict> models() {
   return v;
 }
 
-}  // namespace
-}  // namespace fpconform::python
-
-NB_MODULE(_fpconform, m) {
-  using namespace fpconform::python;
+void bind_module(nb::module_& m) {
   m.doc() = "fpconform's C++ library: bit-exact models of low-precision formats (internal; use fpconform)";
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
-    } catch (const fpconform::Error& e) {
+    } catch (const Error& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     }
   });
@@ -359,9 +332,26 @@ NB_MODULE(_fpconform, m) {
   m.def("decode", &decode, "codes"_a, "fmt"_a);
   m.def("eval_op", &eval_op, "op"_a, "fmt"_a, "operands"_a, "mode"_a, "sat"_a, "ftz"_a, "daz"_a,
         "nan"_a.none());
-  m.def("gemm", &gemm_codes, "a"_a, "b"_a, "c"_a.none(), "model"_a, "in_format"_a, "out_format"_a,
-        "acc_format"_a.none(), "split_k"_a, "reverse_k"_a, "promote_every"_a, "c_in_epilogue"_a,
-        "reduction"_a);
+  nb::class_<GemmSetup>(m, "GemmSetup")
+      .def(nb::init<>())
+      .def_rw("model", &GemmSetup::model)
+      .def_rw("acc_format", &GemmSetup::acc)
+      .def_rw("promote_every", &GemmSetup::promote_every)
+      .def_rw("split_k", &GemmSetup::split_k)
+      .def_rw("reduction", &GemmSetup::reduction)
+      .def_rw("reverse_k", &GemmSetup::reverse_k)
+      .def_rw("c_in_epilogue", &GemmSetup::c_in_epilogue)
+      .def_rw("scale_b_block_cols", &GemmSetup::scale_b_block_cols)
+      .def_rw("block_scale_format", &GemmSetup::block_scale_format)
+      .def("set_scales", [](GemmSetup& s, F32s2 a, F32s2 b) {
+        s.scale_a = f32_codes(a);
+        s.scale_b = f32_codes(b);
+      })
+      .def("set_block_scales", [](GemmSetup& s, Codes2 a, Codes2 b) {
+        s.block_scale_a.assign(a.data(), a.data() + a.shape(0) * a.shape(1));
+        s.block_scale_b.assign(b.data(), b.data() + b.shape(0) * b.shape(1));
+      });
+  m.def("gemm", &gemm_codes, "a"_a, "b"_a, "c"_a.none(), "setup"_a, "in_format"_a, "out_format"_a);
   m.def("models", &models);
   nb::class_<Check>(m, "Check")
       .def(nb::init<>())
@@ -378,4 +368,12 @@ NB_MODULE(_fpconform, m) {
       .def_rw("threads", &Check::threads);
   m.def("validate", &validate_codes, "d"_a, "a"_a, "b"_a, "c"_a.none(), "check"_a, "repro"_a);
   m.def("explain", &explain_codes, "d"_a, "a"_a, "b"_a, "c"_a.none(), "check"_a, "row"_a, "col"_a);
+  bind_quantize(m);
+  bind_probe(m);
+  bind_bench(m);
 }
+
+}  // namespace
+}  // namespace fpconform::python
+
+NB_MODULE(_fpconform, m) { fpconform::python::bind_module(m); }

@@ -27,6 +27,12 @@ struct ProbeEvidence {
   std::vector<DotCase> cases;  // inputs and the target's outputs
 };
 
+// The shortest max_k a characterization may use: the longest block of the fused structure
+// (emu/src/fdpa.cpp: block 1..64). A shorter one would let the block-size probe see only the start
+// of a longer block and the validation never reach its end, so a model with a wrong block could
+// agree on every case.
+inline constexpr int kMinProbeK = 64;
+
 struct CharacterizeOptions {
   std::uint64_t seed = 1;
   std::uint64_t validation_cases = 100000;  // fresh random + adversarial cases
