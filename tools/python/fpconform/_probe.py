@@ -6,7 +6,7 @@ import inspect as _inspect
 
 import numpy as _np
 
-from ._arrays import _c, _codes_and_format, as_ml_dtypes, format_info
+from ._arrays import _as_array, _c, as_ml_dtypes, format_info
 
 _VERSION = "0.1.0"
 
@@ -54,24 +54,32 @@ class Characterization:
         return self._c.write(str(directory), _VERSION)
 
 
-def _values(codes, fmt: str, name: str):
-    """codes as the numpy / ml_dtypes array type that holds fmt."""
-    try:
-        return as_ml_dtypes(codes, fmt)
-    except ValueError:
-        raise ValueError(f"{name}: no numpy or ml_dtypes dtype holds {fmt}; a callable needs "
-                         f"values of a dtype") from None
+class _Dtype:
+    """Codes of one format to arrays of the dtype that holds it, and back."""
 
+    def __init__(self, fmt: str, name: str):
+        try:
+            self.dtype = as_ml_dtypes(_np.zeros(1, _np.uint64), fmt).dtype
+        except ValueError:
+            raise ValueError(f"{name}: no numpy or ml_dtypes dtype holds {fmt}; a callable needs "
+                             f"values of a dtype") from None
+        self.fmt = fmt
+        self.codes = _np.dtype(f"u{self.dtype.itemsize}")
 
-def _answer_codes(d, out_format: str, shape):
-    """The callable's answer as codes of out_format; its dtype must hold out_format exactly."""
-    codes, fmt, got = _codes_and_format(d, None, "fn")
-    if format_info(fmt)["name"] != format_info(out_format)["name"]:
-        raise TypeError(f"fn: answered {fmt} values, but out_format is {out_format} (round "
-                        f"them yourself if that is what the unit does)")
-    if tuple(got) != tuple(shape):
-        raise ValueError(f"fn: answered shape {tuple(got)}, expected {tuple(shape)}")
-    return codes
+    def values(self, codes):
+        return codes.astype(self.codes).view(self.dtype)
+
+    def answer(self, d, shape):
+        """The callable's answer as uint64 codes; its dtype must be this one."""
+        if hasattr(d, "detach"):  # a torch tensor
+            d, _ = _as_array(d, "fn")
+        d = _np.asarray(d)
+        if d.dtype != self.dtype:
+            raise TypeError(f"fn: answered {d.dtype} values, but out_format is {self.fmt} "
+                            f"({self.dtype}); round them yourself if that is what the unit does")
+        if tuple(d.shape) != tuple(shape):
+            raise ValueError(f"fn: answered shape {tuple(d.shape)}, expected {tuple(shape)}")
+        return _np.ascontiguousarray(d).view(self.codes).astype(_np.uint64).reshape(-1)
 
 
 def probe(fn, in_format: str | None = None, out_format: str | None = None, *, kind: str = "dot",
@@ -110,8 +118,7 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
                          f"formats must be given")
     in_format = format_info(in_format, "in_format")["name"]
     out_format = format_info(out_format, "out_format")["name"]
-    _values(_np.zeros(1, _np.uint64), in_format, "in_format")
-    _values(_np.zeros(1, _np.uint64), out_format, "out_format")
+    ins, outs = _Dtype(in_format, "in_format"), _Dtype(out_format, "out_format")
     if kind not in ("dot", "gemm"):
         raise ValueError(f"kind: {kind!r} is not 'dot' or 'gemm'")
     if kind == "gemm" and gemm_rows < 1:
@@ -128,9 +135,8 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
 
     def answer_dot(a, b, c, k):
         with _np.errstate(all="ignore"):
-            d = fn(_values(a, in_format, "a"), _values(b, in_format, "b"),
-                   _values(c, out_format, "c"))
-        return _answer_codes(d, out_format, c.shape)
+            d = fn(ins.values(a), ins.values(b), outs.values(c))
+        return outs.answer(d, c.shape)
 
     def answer_at(a, b, c, k):
         m = gemm_rows
@@ -141,9 +147,8 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
         for r in range(c.shape[0]):
             am[pi], bm[:, pj], cm[pi, pj] = a[r], b[r], c[r]
             with _np.errstate(all="ignore"):
-                d = fn(_values(am, in_format, "A"), _values(bm, in_format, "B"),
-                       _values(cm, out_format, "C"))
-            out[r] = _answer_codes(d, out_format, (m, m)).reshape(m, m)[pi, pj]
+                d = fn(ins.values(am), ins.values(bm), outs.values(cm))
+            out[r] = outs.answer(d, (m, m))[pi * m + pj]
         return out
 
     def answer_gemm(a, b, c, k):
@@ -155,10 +160,8 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
             cm = _np.full((m, m), zero)
             cm[_np.arange(m), _np.arange(m)] = c[lo:hi]
             with _np.errstate(all="ignore"):
-                d = fn(_values(a[lo:hi], in_format, "A"), _values(b[lo:hi].T.copy(), in_format, "B"),
-                       _values(cm, out_format, "C"))
-            out[lo:hi] = _answer_codes(d, out_format, (m, m)).reshape(m, m)[_np.arange(m),
-                                                                          _np.arange(m)]
+                d = fn(ins.values(a[lo:hi]), ins.values(b[lo:hi].T.copy()), outs.values(cm))
+            out[lo:hi] = outs.answer(d, (m, m)).reshape(m, m)[_np.arange(m), _np.arange(m)]
         return out
 
     name = getattr(fn, "__qualname__", None) or type(fn).__name__

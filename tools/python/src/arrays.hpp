@@ -29,6 +29,15 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std
   return nb::ndarray<nb::numpy, T>(owner->data(), shape, free_it);
 }
 
+// A new 1-D numpy array of n elements, left uninitialized for the caller to fill (no memset of
+// what is about to be overwritten); `data` receives its storage.
+template <class T>
+nb::ndarray<nb::numpy, T> new_numpy(std::size_t n, T*& data) {
+  data = new T[n];
+  nb::capsule free_it(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::ndarray<nb::numpy, T>(data, {n}, free_it);
+}
+
 // Throws Error naming `what` at the first code with bits above f's width.
 inline void check_codes(const std::uint64_t* codes, std::size_t n, const Format& f, const char* what) {
   for (std::size_t i = 0; i < n; ++i)

@@ -90,19 +90,21 @@ nb::object convert_f32(F32s x, std::string_view to, std::string_view mode, std::
   if (target.width() <= 16 && !is_stochastic(r.mode)) {
     const F32Converter c(target, r);
     if (c.code_bytes() == 1) {
-      std::vector<std::uint8_t> codes(n);
+      std::uint8_t* codes = nullptr;
+      auto out = new_numpy(n, codes);
       {
         nb::gil_scoped_release unlocked;
-        c.convert(std::span<const float>(in, n), std::span<std::uint8_t>(codes));
+        c.convert(std::span<const float>(in, n), std::span<std::uint8_t>(codes, n));
       }
-      return nb::cast(to_numpy(std::move(codes), {n}));
+      return nb::cast(out);
     }
-    std::vector<std::uint16_t> codes(n);
+    std::uint16_t* codes = nullptr;
+    auto out = new_numpy(n, codes);
     {
       nb::gil_scoped_release unlocked;
-      c.convert(std::span<const float>(in, n), std::span<std::uint16_t>(codes));
+      c.convert(std::span<const float>(in, n), std::span<std::uint16_t>(codes, n));
     }
-    return nb::cast(to_numpy(std::move(codes), {n}));
+    return nb::cast(out);
   }
   const Format f32 = *find_builtin("f32");
   std::vector<std::uint64_t> out(n);

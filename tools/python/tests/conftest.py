@@ -11,3 +11,8 @@ def cli():
     if not path:
         pytest.skip("no fpconform command (set FPCONFORM_CLI)")
     return path
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: minutes; run by the CTest test python_long_tests "
+                                       "(label exhaustive), not by the default run")

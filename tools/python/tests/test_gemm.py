@@ -54,3 +54,74 @@ def test_raw_codes_with_their_format():
     by_codes = fpconform.gemm(a.view(np.uint16), b.view(np.uint16), model="hopper", in_format="bf16")
     assert np.array_equal(by_dtype, by_codes)
     assert by_dtype.dtype == np.uint32
+
+
+def _save_f32(path, a):
+    np.save(path, np.ascontiguousarray(a, dtype=np.float32))
+
+
+def test_promotion_with_scales_equals_the_cli(tmp_path, cli):
+    # DeepSeek-V3-style: e4m3 products promoted to fp32 every 32, scaled per group.
+    a = RNG.standard_normal((8, 128)).astype(ml_dtypes.float8_e4m3fn)
+    b = RNG.standard_normal((128, 256)).astype(ml_dtypes.float8_e4m3fn)
+    sa = np.exp2(RNG.integers(-4, 4, (8, 4))).astype(np.float32) * 1.5
+    sb = np.exp2(RNG.integers(-4, 4, (4, 2))).astype(np.float32)
+    np.save(tmp_path / "a.npy", a.view(np.uint8))
+    np.save(tmp_path / "b.npy", b.view(np.uint8))
+    _save_f32(tmp_path / "sa.npy", sa)
+    _save_f32(tmp_path / "sb.npy", sb)
+    subprocess.run([cli, "gemm", "--model", "hopper", "--in", "e4m3", "--out", "f32",
+                    "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"),
+                    "--promote", "32", "--scale-a", str(tmp_path / "sa.npy"),
+                    "--scale-b", str(tmp_path / "sb.npy"), "--scale-b-block-cols", "128",
+                    "-o", str(tmp_path / "d.npy")], check=True, capture_output=True)
+    theirs = np.load(tmp_path / "d.npy").view(np.uint32)
+    ours = fpconform.gemm(a, b, model="hopper", promote_every=32, scale_a=sa, scale_b=sb,
+                          scale_b_block_cols=128)
+    assert np.array_equal(ours, theirs)
+    unscaled = fpconform.gemm(a, b, model="hopper", promote_every=32)
+    assert not np.array_equal(ours, unscaled)  # the scales were applied
+
+
+def test_block_scales_equal_the_cli(tmp_path, cli):
+    a = RNG.standard_normal((4, 64)).astype(ml_dtypes.float8_e4m3fn)
+    b = RNG.standard_normal((64, 4)).astype(ml_dtypes.float8_e4m3fn)
+    bsa = (127 + RNG.integers(-3, 3, (4, 2))).astype(np.uint8)
+    bsb = (127 + RNG.integers(-3, 3, (2, 4))).astype(np.uint8)
+    for name, arr in (("a", a.view(np.uint8)), ("b", b.view(np.uint8)), ("bsa", bsa), ("bsb", bsb)):
+        np.save(tmp_path / f"{name}.npy", arr)
+    subprocess.run([cli, "gemm", "--model", "blackwell", "--in", "e4m3", "--out", "f32",
+                    "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"),
+                    "--block-scale-a", str(tmp_path / "bsa.npy"),
+                    "--block-scale-b", str(tmp_path / "bsb.npy"), "-o", str(tmp_path / "d.npy")],
+                   check=True, capture_output=True)
+    theirs = np.load(tmp_path / "d.npy").view(np.uint32)
+    by_codes = fpconform.gemm(a, b, model="blackwell", block_scale_a=bsa, block_scale_b=bsb)
+    by_dtype = fpconform.gemm(a, b, model="blackwell", block_scale_a=bsa.view(ml_dtypes.float8_e8m0fnu),
+                              block_scale_b=bsb.view(ml_dtypes.float8_e8m0fnu))
+    assert np.array_equal(by_codes, theirs)
+    assert np.array_equal(by_dtype, theirs)
+
+
+@pytest.mark.parametrize("kwargs,arg", [
+    ({"scale_a": np.ones((4, 1), np.float32)}, "scale_b"),
+    ({"scale_a": np.ones((4, 1), np.float32), "scale_b": np.ones((1, 4), np.float32)}, "scale_a"),
+    ({"promote_every": 32, "scale_a": np.ones((3, 1), np.float32),
+      "scale_b": np.ones((1, 4), np.float32)}, "scale_a"),
+    ({"promote_every": 32, "scale_a": np.ones((4, 1), np.float32),
+      "scale_b": np.ones((1, 3), np.float32)}, "scale_b"),
+    ({"split_k": 0}, "split_k"),
+    ({"split_k": 64}, "split_k"),
+    ({"split_k": 1.5}, "split_k"),
+    ({"promote_every": -1}, "promote_every"),
+    ({"reduction": "tree"}, "reduction"),
+    ({"acc_format": "f99"}, "acc_format"),
+    ({"block_scale_a": np.ones((4, 1), np.uint8)}, "block_scale_b"),
+    ({"block_scale_a": np.full((4, 1), 127, np.uint8), "block_scale_b": np.full((1, 4), 127, np.uint8)},
+     "model"),
+])
+def test_bad_gemm_options_name_themselves(kwargs, arg):
+    a = np.ones((4, 32), ml_dtypes.float8_e4m3fn)
+    b = np.ones((32, 4), ml_dtypes.float8_e4m3fn)
+    with pytest.raises((ValueError, TypeError), match=arg):
+        fpconform.gemm(a, b, model="hopper", **kwargs)

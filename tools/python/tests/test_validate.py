@@ -65,3 +65,28 @@ def test_bad_arguments():
         fpconform.validate(d.view(np.float32), a, b, tolerance="model")
     with pytest.raises(ValueError, match="model"):
         fpconform.validate(d.view(np.float32), a, b, reference=None)
+
+
+def test_the_model_takes_gemm_options(tmp_path, cli):
+    # A promoted, scaled e4m3 GEMM from the CLI: validate with the same options accepts it to
+    # the bit; without the scales the model disagrees.
+    import subprocess
+    a = RNG.standard_normal((8, 64)).astype(ml_dtypes.float8_e4m3fn)
+    b = RNG.standard_normal((64, 8)).astype(ml_dtypes.float8_e4m3fn)
+    sa = np.exp2(RNG.integers(-3, 3, (8, 2))).astype(np.float32)
+    sb = np.exp2(RNG.integers(-3, 3, (2, 8))).astype(np.float32)
+    for name, arr in (("a", a.view(np.uint8)), ("b", b.view(np.uint8)), ("sa", sa), ("sb", sb)):
+        np.save(tmp_path / f"{name}.npy", arr)
+    subprocess.run([cli, "gemm", "--model", "hopper", "--in", "e4m3", "--out", "f32",
+                    "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"),
+                    "--promote", "32", "--scale-a", str(tmp_path / "sa.npy"),
+                    "--scale-b", str(tmp_path / "sb.npy"), "-o", str(tmp_path / "d.npy")],
+                   check=True, capture_output=True)
+    d = np.load(tmp_path / "d.npy")
+    r = fpconform.validate(d, a, b, model="hopper", promote_every=32, scale_a=sa, scale_b=sb)
+    assert r.passed and r.comparisons[0]["bit_exact"] == 64
+    assert not fpconform.validate(d, a, b, model="hopper", promote_every=32).passed
+    with pytest.raises(TypeError, match="splitk"):
+        fpconform.validate(d, a, b, model="hopper", splitk=2)
+    with pytest.raises(ValueError, match="promote_every"):
+        fpconform.validate(d, a, b, promote_every=32)
