@@ -20,6 +20,8 @@ import numpy as _np
 from ._arrays import (_c, _code_dtype, _codes_and_format, _as_array, as_ml_dtypes, format_info,
                       format_of_dtype, formats, models)
 
+__version__ = _c.__version__
+
 __all__ = ["formats", "format_info", "convert", "decode", "eval", "gemm", "models",
            "as_ml_dtypes", "format_of_dtype"]
 

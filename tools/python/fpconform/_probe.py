@@ -8,7 +8,7 @@ import numpy as _np
 
 from ._arrays import _as_array, _c, as_ml_dtypes, format_info
 
-_VERSION = "0.1.0"
+_VERSION = _c.__version__
 
 
 class Characterization:
@@ -57,7 +57,15 @@ class Characterization:
 class _Dtype:
     """Codes of one format to arrays of the dtype that holds it, and back."""
 
-    def __init__(self, fmt: str, name: str):
+    def __init__(self, fmt: str, name: str, torch_arrays: bool = False):
+        self.torch = None
+        if torch_arrays:
+            import torch
+            names = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16",
+                     "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "ue8m0": "float8_e8m0fnu"}
+            if fmt not in names or not hasattr(torch, names[fmt]):
+                raise ValueError(f"{name}: no torch dtype holds {fmt}")
+            self.torch = getattr(torch, names[fmt])
         try:
             self.dtype = as_ml_dtypes(_np.zeros(1, _np.uint64), fmt).dtype
         except ValueError:
@@ -67,12 +75,21 @@ class _Dtype:
         self.codes = _np.dtype(f"u{self.dtype.itemsize}")
 
     def values(self, codes):
+        if self.torch is not None:  # torch reads signed integers (and uint8) from numpy
+            import torch
+            signed = {1: "u1", 2: "i2", 4: "i4", 8: "i8"}[self.codes.itemsize]
+            raw = _np.ascontiguousarray(codes.astype(self.codes).view(signed))
+            return torch.from_numpy(raw).view(self.torch)
         return codes.astype(self.codes).view(self.dtype)
 
     def answer(self, d, shape):
         """The callable's answer as uint64 codes; its dtype must be this one."""
-        if hasattr(d, "detach"):  # a torch tensor
-            d, _ = _as_array(d, "fn")
+        if hasattr(d, "detach"):  # a torch tensor: its codes, by its dtype
+            if self.torch is not None and d.dtype != self.torch:
+                raise TypeError(f"fn: answered {d.dtype} values, but out_format is {self.fmt} "
+                                f"({self.torch}); round them yourself if that is what the unit does")
+            codes, _ = _as_array(d, "fn")
+            d = codes.view(self.dtype) if codes.dtype.kind in "ui" else codes
         d = _np.asarray(d)
         if d.dtype != self.dtype:
             raise TypeError(f"fn: answered {d.dtype} values, but out_format is {self.fmt} "
@@ -83,7 +100,7 @@ class _Dtype:
 
 
 def probe(fn, in_format: str | None = None, out_format: str | None = None, *, kind: str = "dot",
-          gemm_rows: int = 256, position=None, cases: int = 100000, seed: int = 1, max_k: int = 64,
+          gemm_rows: int = 256, position=None, arrays: str = "numpy", cases: int = 100000, seed: int = 1, max_k: int = 64,
           order_k: int = 32, progress=None) -> Characterization:
     """Characterize a black box: the engine asks batches of dot products, ``fn`` answers, and
     probes, model synthesis, validation on ``cases`` fresh cases and the summation-order
@@ -97,7 +114,8 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
     paths) then reads as non-deterministic; position=(i, j) asks one dot product per call, at
     D[i, j] of a gemm_rows x gemm_rows product (other rows and columns zero).
     Arrays are numpy / ml_dtypes arrays of the formats' dtypes (float32, bfloat16,
-    float8_e4m3fn, ...); the answer must be of out_format's dtype.
+    float8_e4m3fn, ...), or with arrays="torch" CPU torch tensors; the answer (either kind) must
+    be of out_format's dtype.
     fn may also be a target the CLI's probe knows: "emu:hopper", "cpu:amx-bf16", ...
     progress: a callable(stage, detail) told of each stage.
     """
@@ -118,7 +136,10 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
                          f"formats must be given")
     in_format = format_info(in_format, "in_format")["name"]
     out_format = format_info(out_format, "out_format")["name"]
-    ins, outs = _Dtype(in_format, "in_format"), _Dtype(out_format, "out_format")
+    if arrays not in ("numpy", "torch"):
+        raise ValueError(f"arrays: {arrays!r} is not 'numpy' or 'torch'")
+    ins = _Dtype(in_format, "in_format", arrays == "torch")
+    outs = _Dtype(out_format, "out_format", arrays == "torch")
     if kind not in ("dot", "gemm"):
         raise ValueError(f"kind: {kind!r} is not 'dot' or 'gemm'")
     if kind == "gemm" and gemm_rows < 1:

@@ -315,6 +315,7 @@ std::vector<nb::dict> models() {
 }
 
 void bind_module(nb::module_& m) {
+  m.attr("__version__") = FPCONFORM_VERSION;
   m.doc() = "fpconform's C++ library: bit-exact models of low-precision formats (internal; use fpconform)";
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
