@@ -74,6 +74,8 @@ printf '2,0.5\n' >"$tmp/sa.csv"; printf '1\n1\n' >"$tmp/sb.csv"
 expect "gemm scales" 0 "" -- gemm --model hopper --in e4m3 --out f32 --a "$tmp/a4.csv" --b "$tmp/b4.csv" --promote 2 --scale-a "$tmp/sa.csv" --scale-b "$tmp/sb.csv" -o "$tmp/d4.csv"
 if [[ "$(cat "$tmp/d4.csv" 2>/dev/null)" == "5" ]]; then ok; else bad "gemm scales result: $(cat "$tmp/d4.csv" 2>/dev/null)"; fi
 expect "gemm scale count" 2 "--scale-a" -- gemm --model hopper --in e4m3 --out f32 --a "$tmp/a4.csv" --b "$tmp/b4.csv" --promote 1 --scale-a "$tmp/sa.csv" --scale-b "$tmp/sb.csv" -o "$tmp/x.csv"
+expect "gemm scales without promotion" 2 "--scale-a: per-group scales apply at promotion: give --promote" -- gemm --model hopper --in e4m3 --out f32 --a "$tmp/a4.csv" --b "$tmp/b4.csv" --scale-a "$tmp/sa.csv" --scale-b "$tmp/sb.csv" -o "$tmp/x.csv"
+expect "gemm one side of the scales" 2 "--scale-b: give both --scale-a and --scale-b" -- gemm --model hopper --in e4m3 --out f32 --a "$tmp/a4.csv" --b "$tmp/b4.csv" --promote 2 --scale-a "$tmp/sa.csv" -o "$tmp/x.csv"
 # MX block scales (ue8m0 codes as hex): 32 ones . 32 ones with A's scale 2^1: 64.
 python3 -c "print(','.join(['1']*32))" >"$tmp/a32.csv"; python3 -c "print('\n'.join(['1']*32))" >"$tmp/b32.csv"
 printf '0x80\n' >"$tmp/bsa.csv"; printf '0x7f\n' >"$tmp/bsb.csv"
