@@ -64,6 +64,10 @@ inline constexpr GemmSetupNames kCliGemmNames{
     "--a", "--b", "--c", "--model", "--acc", "--promote", "--split-k", "--reduction", "--reverse-k",
     "--scale-a", "--scale-b",
     "--scale-b-block-cols", "--block-scale-a", "--block-scale-b", "--block-scale-format"};
+// As keyword arguments spell them (the Python package's gemm, validate).
+inline constexpr GemmSetupNames kKeywordGemmNames{
+    "a", "b", "c", "model", "acc_format", "promote_every", "split_k", "reduction", "reverse_k",
+    "scale_a", "scale_b", "scale_b_block_cols", "block_scale_a", "block_scale_b", "block_scale_format"};
 
 // D = A.B + C. A is M x K, B is K x N (both in one input format), C (optional; M x N in `acc`).
 // Throws Error naming the argument (as `names` spells it) for mismatched shapes, formats, or

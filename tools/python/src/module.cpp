@@ -214,10 +214,7 @@ Matrix matrix_of(const Codes2& a, const Format& f) {
   return m;
 }
 
-// The option names Python users type.
-constexpr GemmSetupNames kPythonNames{
-    "a", "b", "c", "model", "acc_format", "promote_every", "split_k", "reduction", "reverse_k",
-    "scale_a", "scale_b", "scale_b_block_cols", "block_scale_a", "block_scale_b", "block_scale_format"};
+constexpr const GemmSetupNames& kPythonNames = kKeywordGemmNames;
 
 using F32s2 = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
