@@ -14,6 +14,8 @@ cd "$tmp" || exit 2
 mkdir -p good bad
 cp "$root/reports/devices/amd-epyc-cpu/cpu-fp32-fma.f32-f32.json" good/fma.json
 cp good/fma.json bad/fma.json
+# A profile that itself says no model reproduces its unit claims nothing to check: not a failure.
+cp "$root/reports/devices/amd-epyc-cpu/numpy-matmul-f32.position-6x8.json" good/no-model.json
 python3 - <<'PY'
 import json
 d = json.load(open("good/fma.json"))
@@ -48,6 +50,7 @@ check "--strict says why it exits 1" 'grep -q "(--strict: exit 1)" r2.out'
 "$bin" report --sections devices --devices good --out r3 --strict >r3.out 2>r3.err
 rc=$?
 check "--strict exits 0 when every section that ran passed (got $rc: $(tail -3 r3.err))" '[[ $rc -eq 0 ]]'
+check "a unit with no model is tabulated as such" 'grep -q "none (best: custom:" r3/report.md'
 check "the header says which sections did not run" 'header r3/results.json | grep -qx "every check that ran passed; not run: conversions, arithmetic, ecosystem, scale-rules, accumulation, tolerances, matrix-units"'
 
 # --skip-section: the same selection as --sections devices here, said as such.
