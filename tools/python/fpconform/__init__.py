@@ -114,9 +114,16 @@ def _f32_matrix(x, name: str, rows: int):
     return a
 
 
-def _gemm_setup(model, acc_format, split_k, reverse_k, promote_every, c_in_epilogue, reduction,
-                scale_a, scale_b, scale_b_block_cols, block_scale_a, block_scale_b,
-                block_scale_format, m: int, n: int):
+# The options of gemm that describe the model (validate takes them too), with gemm's defaults.
+_GEMM_OPTIONS = {"split_k": 1, "reverse_k": False, "promote_every": 0, "c_in_epilogue": False,
+                 "reduction": "sequential", "scale_a": None, "scale_b": None,
+                 "scale_b_block_cols": 1, "block_scale_a": None, "block_scale_b": None,
+                 "block_scale_format": "ue8m0"}
+
+
+def _gemm_setup(model, acc_format, m: int, n: int, split_k, reverse_k, promote_every,
+                c_in_epilogue, reduction, scale_a, scale_b, scale_b_block_cols, block_scale_a,
+                block_scale_b, block_scale_format):
     """The GEMM's options as the library takes them; scales checked against D's m x n."""
     for name, v in (("split_k", split_k), ("promote_every", promote_every),
                     ("scale_b_block_cols", scale_b_block_cols)):
@@ -180,9 +187,9 @@ def gemm(a, b, c=None, *, model: str, in_format: str | None = None, out_format: 
     block_scale_format or an ml_dtypes array (float8_e8m0fnu, float8_e4m3fn).
     """
     ca, cb, cc, fa = _operands(a, b, c, in_format, acc_format)
-    setup = _gemm_setup(model, acc_format, split_k, reverse_k, promote_every, c_in_epilogue,
-                        reduction, scale_a, scale_b, scale_b_block_cols, block_scale_a,
-                        block_scale_b, block_scale_format, ca.shape[0], cb.shape[1])
+    setup = _gemm_setup(model, acc_format, ca.shape[0], cb.shape[1], split_k, reverse_k,
+                        promote_every, c_in_epilogue, reduction, scale_a, scale_b,
+                        scale_b_block_cols, block_scale_a, block_scale_b, block_scale_format)
     d = _c.gemm(ca, cb, cc, setup, fa, out_format)
     return d.astype(_code_dtype(format_info(out_format, "out_format")["width"]))
 
@@ -237,7 +244,6 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     the first expectation: bit-exact, or within max_ulp / max_rel, or with tolerance="model"
     within the error bound the model implies per element.
     """
-    import inspect
     import json
     import re
 
@@ -253,22 +259,16 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
         raise ValueError("model: give model= and/or reference='exact'")
     if tolerance not in (None, "model"):
         raise ValueError(f"tolerance: {tolerance!r} is not 'model' or None")
-    known = inspect.signature(gemm).parameters
     for name in gemm_options:
-        if name not in known or name in ("a", "b", "c", "model", "in_format", "out_format",
-                                         "acc_format"):
+        if name not in _GEMM_OPTIONS:
             raise TypeError(f"validate() got an unexpected keyword argument '{name}'")
     if gemm_options and model is None:
         raise ValueError(f"{next(iter(gemm_options))}: describes the model: give model=")
     check = _c.Check()
     check.in_format, check.out_format = fa, fd
     if model is not None:
-        g = {k: v.default for k, v in known.items()
-             if v.default is not inspect.Parameter.empty and k not in ("c", "in_format",
-                                                                       "out_format")}
-        g.update(gemm_options)
-        g.pop("acc_format", None)
-        check.model = _gemm_setup(model, acc_format, m=sd[0], n=sd[1], **g)
+        check.model = _gemm_setup(model, acc_format, sd[0], sd[1],
+                                  **{**_GEMM_OPTIONS, **gemm_options})
     if acc_format is not None:
         check.acc_format = acc_format
     check.exact = reference == "exact"

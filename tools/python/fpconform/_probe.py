@@ -154,13 +154,14 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
         if not (0 <= pi < gemm_rows and 0 <= pj < gemm_rows):
             raise ValueError(f"position: {position!r} is outside a {gemm_rows}x{gemm_rows} D")
 
-    def answer_dot(a, b, c, k):
+    def answer_dot(a, b, c):
         with _np.errstate(all="ignore"):
             d = fn(ins.values(a), ins.values(b), outs.values(c))
         return outs.answer(d, c.shape)
 
-    def answer_at(a, b, c, k):
+    def answer_at(a, b, c):
         m = gemm_rows
+        k = a.shape[1]
         am = _np.zeros((m, k), dtype=_np.uint64)
         bm = _np.zeros((k, m), dtype=_np.uint64)
         cm = _np.zeros((m, m), dtype=_np.uint64)
@@ -172,13 +173,12 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
             out[r] = outs.answer(d, (m, m))[pi * m + pj]
         return out
 
-    def answer_gemm(a, b, c, k):
+    def answer_gemm(a, b, c):
         out = _np.empty(c.shape[0], dtype=_np.uint64)
-        zero = _np.zeros((), dtype=_np.uint64)
         for lo in range(0, c.shape[0], gemm_rows):
             hi = min(lo + gemm_rows, c.shape[0])
             m = hi - lo
-            cm = _np.full((m, m), zero)
+            cm = _np.zeros((m, m), dtype=_np.uint64)  # +0 off the diagonal
             cm[_np.arange(m), _np.arange(m)] = c[lo:hi]
             with _np.errstate(all="ignore"):
                 d = fn(ins.values(a[lo:hi]), ins.values(b[lo:hi].T.copy()), outs.values(cm))

@@ -12,6 +12,7 @@
 
 #include "fpconform/core/error.hpp"
 #include "fpconform/core/format.hpp"
+#include "fpconform/gemm.hpp"
 
 namespace fpconform::python {
 
@@ -50,6 +51,13 @@ inline void check_codes(const Codes& c, const Format& f, const char* what) {
 }
 inline void check_codes(const Codes2& c, const Format& f, const char* what) {
   check_codes(c.data(), c.shape(0) * c.shape(1), f, what);
+}
+
+// A matrix of codes of f (the library's Matrix) from a 2-D array.
+inline Matrix matrix_of(const Codes2& a, const Format& f) {
+  Matrix m{static_cast<int>(a.shape(0)), static_cast<int>(a.shape(1)), f, {}};
+  m.codes.assign(a.data(), a.data() + a.shape(0) * a.shape(1));
+  return m;
 }
 
 void bind_quantize(nb::module_& m);

@@ -48,10 +48,7 @@ double gemm_seconds(Codes2 a, Codes2 b, std::string_view model, std::string_view
   GemmSetup s;
   s.model = std::string(model);
   const GemmOptions g = gemm_options(s, fin, parse_format("f32"));
-  Matrix ma{static_cast<int>(a.shape(0)), static_cast<int>(a.shape(1)), fin, {}};
-  ma.codes.assign(a.data(), a.data() + a.shape(0) * a.shape(1));
-  Matrix mb{static_cast<int>(b.shape(0)), static_cast<int>(b.shape(1)), fin, {}};
-  mb.codes.assign(b.data(), b.data() + b.shape(0) * b.shape(1));
+  const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin);
   nb::gil_scoped_release unlocked;
   return best_seconds(repeats, [&] { (void)gemm(g, ma, mb, nullptr); });
 }

@@ -89,22 +89,16 @@ nb::object convert_f32(F32s x, std::string_view to, std::string_view mode, std::
   const float* in = x.data();
   if (target.width() <= 16 && !is_stochastic(r.mode)) {
     const F32Converter c(target, r);
-    if (c.code_bytes() == 1) {
-      std::uint8_t* codes = nullptr;
+    auto fill = [&](auto* codes) {
       auto out = new_numpy(n, codes);
       {
         nb::gil_scoped_release unlocked;
-        c.convert(std::span<const float>(in, n), std::span<std::uint8_t>(codes, n));
+        c.convert(std::span<const float>(in, n), std::span(codes, n));
       }
       return nb::cast(out);
-    }
-    std::uint16_t* codes = nullptr;
-    auto out = new_numpy(n, codes);
-    {
-      nb::gil_scoped_release unlocked;
-      c.convert(std::span<const float>(in, n), std::span<std::uint16_t>(codes, n));
-    }
-    return nb::cast(out);
+    };
+    return c.code_bytes() == 1 ? fill(static_cast<std::uint8_t*>(nullptr))
+                               : fill(static_cast<std::uint16_t*>(nullptr));
   }
   const Format f32 = *find_builtin("f32");
   std::vector<std::uint64_t> out(n);
@@ -208,13 +202,6 @@ nb::tuple eval_op(std::string_view op_name, std::string_view fmt, std::vector<Co
   return nb::make_tuple(to_numpy(std::move(out), {n}), to_numpy(std::move(flags), {n}));
 }
 
-Matrix matrix_of(const Codes2& a, const Format& f) {
-  Matrix m{static_cast<int>(a.shape(0)), static_cast<int>(a.shape(1)), f, {}};
-  m.codes.assign(a.data(), a.data() + a.shape(0) * a.shape(1));
-  return m;
-}
-
-constexpr const GemmSetupNames& kPythonNames = kKeywordGemmNames;
 
 using F32s2 = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 
@@ -229,14 +216,14 @@ nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::option
                                                  std::string_view out) {
   const Format fin = parse_format(in, "in_format");
   const Format fout = parse_format(out, "out_format");
-  const GemmOptions g = gemm_options(setup, fin, fout, kPythonNames);
+  const GemmOptions g = gemm_options(setup, fin, fout, kKeywordGemmNames);
   const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin);
   std::optional<Matrix> mc;
   if (c) mc = matrix_of(*c, g.acc);
   Matrix d;
   {
     nb::gil_scoped_release unlocked;
-    d = gemm(g, ma, mb, mc ? &*mc : nullptr, kPythonNames);
+    d = gemm(g, ma, mb, mc ? &*mc : nullptr, kKeywordGemmNames);
   }
   const std::size_t rows = static_cast<std::size_t>(d.rows), cols = static_cast<std::size_t>(d.cols);
   return to_numpy(std::move(d.codes), {rows, cols});
@@ -264,7 +251,7 @@ validate::ValidateRequest request_of(Codes2 d, Codes2 a, Codes2 b, std::optional
   q.b = matrix_of(b, fin);
   q.d = matrix_of(d, fout);
   if (k.model) {
-    q.model = gemm_options(*k.model, fin, fout, kPythonNames);
+    q.model = gemm_options(*k.model, fin, fout, kKeywordGemmNames);
     q.model_name = k.model->model;
   }
   if (c) q.c = matrix_of(*c, q.model ? q.model->acc : parse_format(k.acc, "acc_format"));

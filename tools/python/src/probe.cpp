@@ -24,7 +24,7 @@ struct CallbackFailed : std::exception {
   const char* what() const noexcept override { return "the probed callable raised"; }
 };
 
-// The callable as a target. `answer(a, b, c, k)` takes codes (rows x k, rows x k, rows) and
+// The callable as a target. `answer(a, b, c)` takes codes (rows x k, rows x k, rows) and
 // returns rows codes of `out`; the Python layer turns them into the user's dtypes and back.
 class CallableTarget final : public characterize::Target {
  public:
@@ -42,7 +42,7 @@ class CallableTarget final : public characterize::Target {
     try {
       std::vector<std::uint64_t> a = batch.a, b = batch.b, c = batch.c;
       nb::object d = answer_(to_numpy(std::move(a), {rows, k}), to_numpy(std::move(b), {rows, k}),
-                             to_numpy(std::move(c), {rows}), batch.k);
+                             to_numpy(std::move(c), {rows}));
       const auto codes = nb::cast<Codes>(d);
       if (codes.shape(0) != rows)
         return fail(PyExc_ValueError, "fn: answered " + std::to_string(codes.shape(0)) + " values for " +

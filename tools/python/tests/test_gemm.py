@@ -125,3 +125,9 @@ def test_bad_gemm_options_name_themselves(kwargs, arg):
     b = np.ones((32, 4), ml_dtypes.float8_e4m3fn)
     with pytest.raises((ValueError, TypeError), match=arg):
         fpconform.gemm(a, b, model="hopper", **kwargs)
+
+
+def test_validate_takes_gemms_options_with_gemms_defaults():
+    import inspect
+    params = inspect.signature(fpconform.gemm).parameters
+    assert {k: params[k].default for k in fpconform._GEMM_OPTIONS} == fpconform._GEMM_OPTIONS
