@@ -1,9 +1,12 @@
 // random_params: random members of the family, for closed-loop tests (see synthesize.hpp).
+#include <algorithm>
 #include <climits>
 #include <random>
+#include <vector>
 
 #include "fpconform/characterize/synthesize.hpp"
 #include "fpconform/core/nan_policy.hpp"
+#include "fpconform/sum_tree.hpp"
 
 namespace fpconform::characterize {
 
@@ -59,6 +62,45 @@ FdpaParams random_params(std::uint64_t seed, const Format& in, const Format& out
     p.product_rounding = pick_align();
   }
   p.product_overflow = chance(0.1);
+  return p;
+}
+
+
+SumTree random_sum_tree(std::uint64_t seed, int products, double exact_share) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::vector<SumTree> forest{SumTree::c()};
+  for (int i = 0; i < products; ++i) forest.push_back(SumTree::product(i));
+  std::shuffle(forest.begin(), forest.end(), rng);
+  // Merge runs of neighbours until one root is left: chains, balanced and multi-way shapes all
+  // arise, and a node may mix C, products and sub-trees.
+  while (forest.size() > 1) {
+    const int width = std::min<int>(static_cast<int>(forest.size()), uniform(0, 3) == 0 ? uniform(3, 5) : 2);
+    const int at = uniform(0, static_cast<int>(forest.size()) - width);
+    std::vector<SumTree> kids(forest.begin() + at, forest.begin() + at + width);
+    const bool exact = std::uniform_real_distribution<double>(0, 1)(rng) < exact_share &&
+                       forest.size() > static_cast<std::size_t>(width);  // the root rounds
+    forest.erase(forest.begin() + at, forest.begin() + at + width);
+    forest.insert(forest.begin() + at, SumTree::node(std::move(kids), exact));
+  }
+  return forest.front();
+}
+
+FdpaParams random_tree_params(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  const RoundingMode modes[] = {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up, RoundingMode::down};
+  const int sizes[] = {2, 3, 4, 5, 6, 8, 8, 12, 16, 16, 32};
+  FdpaParams p;
+  p.structure = FdpaStructure::tree;
+  p.c_in_block = false;
+  p.tree = intern_tree(random_sum_tree(rng(), sizes[uniform(0, 10)], 0.15).text());
+  p.out_rounding.mode = modes[uniform(0, 3)];
+  p.flush_subnormal_inputs = chance(0.3);
+  p.flush_subnormal_outputs = chance(0.3);
+  p.nan = nan_policies()[static_cast<std::size_t>(uniform(0, static_cast<int>(nan_policies().size()) - 1))].name;
+  p.nan_b_first = chance(0.3);
   return p;
 }
 

@@ -1,5 +1,5 @@
 // The closed loop's acceptance run: every (preset, input format) row of matrix_unit_entries() and
-// 100 random members of the family, each characterized as a black box (emu: targets) and
+// 100 random members of the family and 200 random reduction trees, each characterized as a black box (emu: targets) and
 // validated on >= 10^5 fresh cases that the target itself answers (the oracle).
 // FPCONFORM_CLOSED_LOOP_CASES overrides the number of validation cases (for quick runs).
 #include <gtest/gtest.h>
@@ -85,6 +85,27 @@ TEST(ClosedLoopExhaustive, RandomParameterSets) {
         << model_spec(p);
   }
   report("random parameter sets", tally);
+  EXPECT_EQ(tally.reproduced, tally.runs);
+}
+
+
+// Reduction trees no preset has (random_tree_params): random shapes of 2 to 32 products, exact
+// inner nodes, C anywhere, every rounding, flushing and NaN rule.
+// FPCONFORM_RANDOM_TREES overrides the count (for quick runs).
+TEST(ClosedLoopExhaustive, RandomTrees) {
+  const char* env = std::getenv("FPCONFORM_RANDOM_TREES");
+  const std::uint64_t count = env ? std::strtoull(env, nullptr, 10) : 200;
+  const char* inputs[] = {"bf16", "f16", "e4m3", "e5m2"};
+  Tally tally;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const Format in = parse_format(inputs[i % 4]);
+    const Format out = parse_format(i % 3 == 2 && in.name != "bf16" ? "f16" : "f32");
+    const FdpaParams p = random_tree_params(5000 + i);
+    EmuTarget t("emu:" + model_spec(p), p, in, out);
+    EXPECT_TRUE(check(t, "tree " + std::to_string(i) + " " + in.name + "->" + out.name, tally))
+        << model_spec(p);
+  }
+  report("random trees", tally);
   EXPECT_EQ(tally.reproduced, tally.runs);
 }
 

@@ -79,5 +79,7 @@ TEST(ClosedLoop, RandomParameterSets) {
   }
 }
 
+
+
 }  // namespace
 }  // namespace fpconform::characterize

@@ -67,4 +67,13 @@ FdpaParams canonical_params(const FdpaParams& p);
 // products, interleaved groups and NaN policies, each drawn from `rng`.
 FdpaParams random_params(std::uint64_t seed, const Format& in, const Format& out);
 
+// A random reduction tree over C and `products` products: neighbours merged two at a time, or
+// three to five, until one root is left; an inner node other than the root is exact with
+// probability `exact_share`.
+SumTree random_sum_tree(std::uint64_t seed, int products, double exact_share);
+
+// The tree structure over a random tree of 2 to 32 products, with a random output rounding,
+// flushing of inputs and outputs, NaN policy and NaN operand order.
+FdpaParams random_tree_params(std::uint64_t seed);
+
 }  // namespace fpconform::characterize
