@@ -1,4 +1,5 @@
-// random_params: random members of the family, for closed-loop tests (see synthesize.hpp).
+// random_params, random_sum_tree, random_tree_params: random units for closed-loop tests (see
+// synthesize.hpp).
 #include <algorithm>
 #include <climits>
 #include <random>
@@ -10,15 +11,34 @@
 
 namespace fpconform::characterize {
 
+namespace {
+
+// The draws every generator makes, from one seeded engine.
+struct Dice {
+  explicit Dice(std::uint64_t seed) : rng(seed) {}
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+  RoundingMode rounding() {
+    constexpr RoundingMode kModes[] = {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up,
+                                       RoundingMode::down};
+    return kModes[uniform(0, 3)];
+  }
+  std::string_view nan() {
+    return nan_policies()[static_cast<std::size_t>(uniform(0, static_cast<int>(nan_policies().size()) - 1))].name;
+  }
+  std::mt19937_64 rng;
+};
+
+}  // namespace
+
 FdpaParams random_params(std::uint64_t seed, const Format& in, const Format& out) {
-  std::mt19937_64 rng(seed);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  Dice dice(seed);
+  auto uniform = [&](int lo, int hi) { return dice.uniform(lo, hi); };
+  auto chance = [&](double p) { return dice.chance(p); };
   auto pick_align = [&] { return static_cast<AlignRounding>(uniform(0, 2)); };
-  const RoundingMode modes[] = {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up, RoundingMode::down};
   FdpaParams p;
-  p.nan = nan_policies()[static_cast<std::size_t>(uniform(0, static_cast<int>(nan_policies().size()) - 1))].name;
-  p.out_rounding.mode = modes[uniform(0, 3)];
+  p.nan = dice.nan();
+  p.out_rounding.mode = dice.rounding();
   p.flush_subnormal_inputs = chance(0.15);
   p.flushed_inputs_positive = p.flush_subnormal_inputs && chance(0.5);
   p.flush_subnormal_outputs = chance(0.15);
@@ -65,21 +85,19 @@ FdpaParams random_params(std::uint64_t seed, const Format& in, const Format& out
   return p;
 }
 
-
 SumTree random_sum_tree(std::uint64_t seed, int products, double exact_share) {
-  std::mt19937_64 rng(seed);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Dice dice(seed);
   std::vector<SumTree> forest{SumTree::c()};
   for (int i = 0; i < products; ++i) forest.push_back(SumTree::product(i));
-  std::shuffle(forest.begin(), forest.end(), rng);
+  std::shuffle(forest.begin(), forest.end(), dice.rng);
   // Merge runs of neighbours until one root is left: chains, balanced and multi-way shapes all
   // arise, and a node may mix C, products and sub-trees.
   while (forest.size() > 1) {
-    const int width = std::min<int>(static_cast<int>(forest.size()), uniform(0, 3) == 0 ? uniform(3, 5) : 2);
-    const int at = uniform(0, static_cast<int>(forest.size()) - width);
+    const int left = static_cast<int>(forest.size());
+    const int width = std::min(left, dice.uniform(0, 3) == 0 ? dice.uniform(3, 5) : 2);
+    const int at = dice.uniform(0, left - width);
+    const bool exact = dice.chance(exact_share) && left > width;  // the root rounds
     std::vector<SumTree> kids(forest.begin() + at, forest.begin() + at + width);
-    const bool exact = std::uniform_real_distribution<double>(0, 1)(rng) < exact_share &&
-                       forest.size() > static_cast<std::size_t>(width);  // the root rounds
     forest.erase(forest.begin() + at, forest.begin() + at + width);
     forest.insert(forest.begin() + at, SumTree::node(std::move(kids), exact));
   }
@@ -87,20 +105,18 @@ SumTree random_sum_tree(std::uint64_t seed, int products, double exact_share) {
 }
 
 FdpaParams random_tree_params(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
-  const RoundingMode modes[] = {RoundingMode::rtz, RoundingMode::rne, RoundingMode::up, RoundingMode::down};
-  const int sizes[] = {2, 3, 4, 5, 6, 8, 8, 12, 16, 16, 32};
+  constexpr int kSizes[] = {2, 3, 4, 5, 6, 8, 8, 12, 16, 16, 32};
+  Dice dice(seed);
   FdpaParams p;
   p.structure = FdpaStructure::tree;
   p.c_in_block = false;
-  p.tree = intern_tree(random_sum_tree(rng(), sizes[uniform(0, 10)], 0.15).text());
-  p.out_rounding.mode = modes[uniform(0, 3)];
-  p.flush_subnormal_inputs = chance(0.3);
-  p.flush_subnormal_outputs = chance(0.3);
-  p.nan = nan_policies()[static_cast<std::size_t>(uniform(0, static_cast<int>(nan_policies().size()) - 1))].name;
-  p.nan_b_first = chance(0.3);
+  const int products = kSizes[dice.uniform(0, 10)];
+  p.tree = intern_tree(random_sum_tree(dice.rng(), products, 0.15).text());
+  p.out_rounding.mode = dice.rounding();
+  p.flush_subnormal_inputs = dice.chance(0.3);
+  p.flush_subnormal_outputs = dice.chance(0.3);
+  p.nan = dice.nan();
+  p.nan_b_first = dice.chance(0.3);
   return p;
 }
 

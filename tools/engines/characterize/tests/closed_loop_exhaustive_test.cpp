@@ -1,6 +1,6 @@
-// The closed loop's acceptance run: every (preset, input format) row of matrix_unit_entries() and
-// 100 random members of the family and 200 random reduction trees, each characterized as a black box (emu: targets) and
-// validated on >= 10^5 fresh cases that the target itself answers (the oracle).
+// The closed loop's acceptance run: every (preset, input format) row of matrix_unit_entries(), 100
+// random members of the family and 200 random reduction trees, each characterized as a black box
+// (emu: targets) and validated on >= 10^5 fresh cases that the target itself answers (the oracle).
 // FPCONFORM_CLOSED_LOOP_CASES overrides the number of validation cases (for quick runs).
 #include <gtest/gtest.h>
 
@@ -87,7 +87,6 @@ TEST(ClosedLoopExhaustive, RandomParameterSets) {
   report("random parameter sets", tally);
   EXPECT_EQ(tally.reproduced, tally.runs);
 }
-
 
 // Reduction trees no preset has (random_tree_params): random shapes of 2 to 32 products, exact
 // inner nodes, C anywhere, every rounding, flushing and NaN rule.

@@ -79,7 +79,5 @@ TEST(ClosedLoop, RandomParameterSets) {
   }
 }
 
-
-
 }  // namespace
 }  // namespace fpconform::characterize
