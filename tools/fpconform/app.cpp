@@ -2,6 +2,8 @@
 #include "app.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -46,6 +48,21 @@ void refuse_negative_unsigned(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     for (CLI::Option* o : sub->get_options())
       if (o->get_type_name() == "UINT") o->check(non_negative);
+}
+
+// The token `--name=value` whose value is an integer outside int64: CLI11 2.1 reads a negated
+// flag's value (--notexact=N) with std::stoll and lets its out_of_range escape parse().
+std::string out_of_range_flag_value(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    const auto eq = a.find('=');
+    if (a.size() < 2 || a[0] != '-' || eq == std::string::npos) continue;
+    std::string_view v = std::string_view(a).substr(eq + 1);
+    if (!v.empty() && v[0] == '+') v.remove_prefix(1);
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec == std::errc::result_out_of_range) return a;
+  }
+  return {};
 }
 
 }  // namespace
@@ -104,6 +121,7 @@ int run(std::vector<std::string> args) {
     break;
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector last-first
+  const std::vector<std::string> given = args;  // parse() consumes args
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
@@ -114,6 +132,13 @@ int run(std::vector<std::string> args) {
       std::fprintf(stderr, "fpconform: unknown command '%s' (commands: %s)\n",
                    unknown_command.c_str(), names.c_str());
     }
+    return 2;
+  } catch (const std::exception& e) {
+    const std::string token = out_of_range_flag_value(given);
+    std::fprintf(stderr, "fpconform: %s: %s\n",
+                 token.empty() ? "the command line" : printable_message(token).c_str(),
+                 token.empty() ? printable_message(e.what()).c_str()
+                               : "a flag's value is true, false or a small count");
     return 2;
   }
   for (const auto& c : commands) {

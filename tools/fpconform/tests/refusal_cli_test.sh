@@ -78,6 +78,11 @@ refuse "gen sr-bits 0" "--sr-bits: must be an integer in 1..64, got 0" -- gen bf
 refuse "eval sr-bits 65" "--sr-bits: must be an integer in 1..64, got 65" -- eval bf16_add --round sr --sr-bits 65
 refuse "convert sr-bits nan" "--sr-bits: must be an integer in 1..64, got nan" -- convert --to e4m3 --round sr --sr-bits nan 1
 
+# ---- a flag's value: a count too large for 64 bits is refused, not thrown out of the parser -----
+refuse "notexact=2^64" "--notexact=18446744073709551616: a flag's value is true, false or a small count" -- \
+  eval roundToInt --format f32 2.5 --notexact=18446744073709551616
+refuse "notexact=-2^70" "--notexact=-1180591620717411303424" -- eval roundToInt --format f32 2.5 --notexact=-1180591620717411303424
+
 # ---- thread counts: every --threads, and FPCONFORM_THREADS, the same way --------------------
 range="must be an integer in 0..1024 (0: FPCONFORM_THREADS, else all cores), got"
 refuse "fit threads" "--threads: $range 100000" -- fit --rows r.rows --threads 100000
