@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "fpconform/characterize/order.hpp"
@@ -77,6 +78,8 @@ struct UnitRange {
 // rounding up); the unit 24 bits further below what IEEE additions need, so that fused nodes
 // that align to ~24 more fraction bits still cut partial sums of units, but not below the
 // smallest product or what the output holds.
+Summands with_codes(Summands s, const Format& in, const Format& out, int lo, const std::string& where);
+
 Summands choose_summands(const Format& in, const Format& out, int k, UnitRange range,
                          const std::string& where, std::vector<std::string>& notes) {
   if (!in.is_signed) throw Error(where, "summation order: needs a signed input format");
@@ -100,6 +103,35 @@ Summands choose_summands(const Format& in, const Format& out, int k, UnitRange r
                     ": a fused node that keeps more than " +
                     std::to_string(s.big - s.unit - ceil_log2(k + 1) - 1) +
                     " fraction bits would not cut a partial sum of units");
+  return with_codes(s, in, out, lo, where);
+}
+
+// Toward zero, units that join -M (under +M's LCA with it) are never absorbed whichever signs
+// the query takes: each node where they join steps -M one ulp (2^(big - p_out)) toward zero.
+// With k units below that ulp, yet exact beside s <= 2 (k + 1) such steps, D = s ulp + n units
+// still gives n. The unit is the smallest that keeps D exact (so that wide fused nodes still cut
+// it, as they cut the first unit); nullopt where the output's precision has no room for both.
+std::optional<Summands> stepping_summands(const Format& in, const Format& out, int k,
+                                          const Summands& wide, UnitRange range,
+                                          const std::string& where) {
+  const int p = out.precision();
+  const int steps_bits = ceil_log2(2 * k + 3);
+  const int unit = std::max(wide.unit, wide.big - 2 * p + steps_bits);
+  const int ulp_over_unit = wide.big - p - unit;  // log2
+  if (ulp_over_unit < ceil_log2(k) || steps_bits + ulp_over_unit > p) return std::nullopt;
+  const int lo = range.subnormal_in && in.subnormals ? in.emin() - in.man_bits : in.emin();
+  Summands s;
+  s.big = wide.big;
+  s.unit = unit;
+  try {
+    return with_codes(s, in, out, lo, where);
+  } catch (const Error&) {
+    return std::nullopt;  // no split of the unit into two inputs
+  }
+}
+
+// The codes of s.big and s.unit as products (factors in [2^lo, 2^emax] of `in`) and as C.
+Summands with_codes(Summands s, const Format& in, const Format& out, int lo, const std::string& where) {
   const auto [ma, mb] = split_exponent(s.big, lo, in.emax(), in.emin());
   const auto [ua, ub] = split_exponent(s.unit, lo, in.emax(), in.emin());
   s.subnormal = ua < in.emin() || ub < in.emin() || s.unit < out.emin();
@@ -226,6 +258,7 @@ class Recovery {
         st_.big_exp = s_.big;
         st_.unit_exp = s_.unit;
         st_.subnormal_units = s_.subnormal;
+        stepping_ = stepping_summands(t_.in(), t_.out(), k_, s_, range, where);
         return;
       }
     }
@@ -249,6 +282,7 @@ class Recovery {
     for (const ForestTask& task : tasks)
       for (std::size_t i = 1; i < task.leaves.size(); ++i)
         todo.emplace_back(task.leaves[0], task.leaves[i]);
+    std::vector<std::uint64_t> last;  // the last answers of the pairs still in todo
     for (int variant = 0; variant < 4 && !todo.empty(); ++variant) {
       const bool swapped = variant & 1, negative = variant & 2;
       DotBatch batch;
@@ -257,23 +291,66 @@ class Recovery {
         add_row(batch, s_, swapped ? y : x, swapped ? x : y, negative);
       const auto d = evaluate(batch);
       std::vector<std::pair<int, int>> failed;
+      last.clear();
       for (std::size_t r = 0; r < todo.size(); ++r) {
         const long n = count_units(t_, d[r], s_.unit, k_ - 1, negative);
         if (n >= 0) lca_[todo[r]] = k_ + 1 - static_cast<int>(n);
-        else if (variant == 3) bad(todo[r], d[r]);
-        else failed.push_back(todo[r]);
+        else failed.push_back(todo[r]), last.push_back(d[r]);
       }
       todo.swap(failed);
     }
+    if (todo.empty()) return;
+    if (!stepping_) bad(todo.front(), last.front());
+    // Every sign of M and of the units must read the same count: a target that is not
+    // stepping toward zero is refused, not misread.
+    std::vector<long> counts(todo.size(), -2);
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool swapped = variant & 1, negative = variant & 2;
+      DotBatch batch;
+      batch.k = k_;
+      for (const auto& [x, y] : todo)
+        add_row(batch, *stepping_, swapped ? y : x, swapped ? x : y, negative);
+      const auto d = evaluate(batch);
+      for (std::size_t r = 0; r < todo.size(); ++r) {
+        const long n = count_units_beside_steps(d[r], negative);
+        if (n < 0 || (counts[r] != -2 && counts[r] != n)) bad(todo[r], d[r]);
+        counts[r] = n;
+      }
+    }
+    for (std::size_t r = 0; r < todo.size(); ++r)
+      lca_[todo[r]] = k_ + 1 - static_cast<int>(counts[r]);
+    if (!stepped_) {
+      stepped_ = true;
+      st_.notes.push_back("units meeting both +M and -M were never all absorbed (rounding toward "
+                          "zero): those pairs were read as D = s ulp(M) + n units with the unit 2^" +
+                          std::to_string(stepping_->unit));
+    }
+  }
+
+  // Units in D = s * 2^(big - p_out) + n * unit (stepping_summands), -1 when D is not of that form.
+  long count_units_beside_steps(std::uint64_t d, bool negative) const {
+    const double v = negative ? -to_double(d, t_.out()) : to_double(d, t_.out());
+    if (!std::isfinite(v) || v < 0) return -1;
+    const int ulp = stepping_->big - t_.out().precision();
+    const double steps = std::floor(std::ldexp(v, -ulp));
+    const double n = std::ldexp(v - std::ldexp(steps, ulp), -stepping_->unit);
+    // At most one step per node on each side (two ulps on M's own side, rounding up); more is
+    // not this form (a cut to fewer bits than the output's steps by larger ulps).
+    if (steps > 2.0 * (k_ + 1) || n != std::floor(n) || n > k_ - 1) return -1;
+    return static_cast<long>(n);
   }
 
   [[noreturn]] void bad(std::pair<int, int> xy, std::uint64_t d) const {
+    const std::string last = " (last: D = " + std::to_string(to_double(d, t_.out())) + ")";
     throw Error(t_.name(), "summation order: +-M at " + leaf_name(xy.first) + " and " +
-                               leaf_name(xy.second) + " gives D = " +
-                               std::to_string(to_double(d, t_.out())) +
-                               ", not a count of units of 2^" + std::to_string(s_.unit) +
-                               " with either sign of M or of the units (M does not swamp the "
-                               "units: rounding toward zero in IEEE additions, or not a sum)");
+                               leaf_name(xy.second) + " gives no count of units of 2^" +
+                               std::to_string(s_.unit) +
+                               " with either sign of M or of the units" +
+                               (stepping_ ? ", nor of 2^" + std::to_string(stepping_->unit) +
+                                                " beside ulp steps of M"
+                                          : std::string(", and " + t_.out().name +
+                                                        " has no room to read ulp steps of M")) +
+                               last + " (M does not swamp the units: not a sum?)");
   }
   [[noreturn]] void inconsistent(const std::string& why) const {
     throw Error(t_.name(), "summation order: the LCA sizes fit no tree (" + why + ")");
@@ -281,12 +358,23 @@ class Recovery {
   static std::string leaf_name(int leaf) { return leaf == kC ? "c" : std::to_string(leaf); }
 
   // Groups a task's leaves by their LCA with the pivot x: the ancestors of x in order of
-  // size, each with the leaves it adds. A rounding ancestor of s leaves adds s - |below|
-  // leaves whose children are found in later rounds; an exact ancestor (no absorption) with
-  // leaf children shows every one of them at |below| + 1.
+  // size, each with the leaves it adds. What a pair (x, y) counts depends on the node N where
+  // they meet: a node that absorbs the units (an IEEE addition, a fused node whose alignment
+  // cuts them) counts all its leaves, |N|; a node that sums its children exactly before its
+  // one rounding (an exact node here) keeps the units of its other children, and counts only
+  // the child that holds x and the child that holds y. So, in order of the count m, with `cur`
+  // the subtree of x found so far (`base`: the size of its first child, where cur is a node):
+  //  - m = |cur| + n for n leaves: one more absorbing (or two-child) node over cur and them;
+  //  - m = |cur| + 1: a new exact node over cur and leaves;
+  //  - m - base = c for n = q c leaves: q more children of size c of cur, which is exact;
+  //  - m - |cur| = c for n = q c leaves: a new exact node over cur and q children of size c.
+  // The pivot's counts cannot tell (a a a (b b b)) from ((a a a) b b b): the chain of blocks
+  // (the second rule before the third) is taken. Children of size c > 1 are split in later
+  // rounds: between two of them a pair counts 2c.
   void split(const ForestTask& task, std::vector<ForestTask>& next) {
     const int x = task.leaves[0];
-    int cur = arena_.add_leaf(x), cur_size = 1;
+    int cur = arena_.add_leaf(x), cur_size = 1, base = 0;
+    bool cur_is_node = false;
     std::map<int, std::vector<int>> by_size;
     std::vector<int> rest;
     for (std::size_t i = 1; i < task.leaves.size(); ++i) {
@@ -299,25 +387,46 @@ class Recovery {
       else by_size[s].push_back(y);
     }
     if (!rest.empty()) next.push_back({rest, task.bound, task.parent});
+    // Children of size c for `group` under `node`: leaves, or a task for later rounds.
+    const auto add_children = [&](int node, const std::vector<int>& group, int c, int bound) {
+      // (add_leaf grows the arena: the leaf's id first, then the node's kids)
+      if (c == 1 || group.size() == 1) {
+        for (int y : group) {
+          const int leaf = arena_.add_leaf(y);
+          arena_.nodes[node].kids.push_back(leaf);
+        }
+      } else {
+        next.push_back({group, bound, node});
+      }
+    };
     for (auto& [s, group] : by_size) {
       const int n = static_cast<int>(group.size());
+      const int c_here = s - base, c_new = s - cur_size;
+      const bool here = cur_is_node && c_here >= 1 && n % c_here == 0;
+      const bool above = c_new >= 1 && n % c_new == 0;
+      if (here && above && !ambiguous_) {
+        ambiguous_ = true;
+        st_.notes.push_back("the pivot counts at " + leaf_name(x) + " fit more children of one "
+                            "node and a node above it alike (such as (a a a (b b b)) and "
+                            "((a a a) b b b)): one was taken; the synthesis tries the tree's edits");
+      }
       if (s == cur_size + n) {
         cur = arena_.add_node(false, {cur});
-        if (n == 1) {
-          const int leaf = arena_.add_leaf(group[0]);
-          arena_.nodes[cur].kids.push_back(leaf);
-        } else {
-          next.push_back({group, s, cur});
-        }
-      } else if (s == cur_size + 1 && n >= 2) {
-        std::vector<int> kids{cur};
-        for (int y : group) kids.push_back(arena_.add_leaf(y));
-        cur = arena_.add_node(true, std::move(kids));
+        add_children(cur, group, n, s);
+        base = cur_size;
+      } else if (above && (c_new == 1 || !here)) {
+        cur = arena_.add_node(true, {cur});
+        add_children(cur, group, c_new, 2 * c_new);
+        base = cur_size;
+      } else if (here) {
+        arena_.nodes[cur].exact = true;  // its other children's units survive
+        add_children(cur, group, c_here, 2 * c_here);
       } else {
         inconsistent(std::to_string(n) + " leaves have an LCA of " + std::to_string(s) +
                      " leaves with " + leaf_name(x) + ", whose smaller ancestor has " +
                      std::to_string(cur_size));
       }
+      cur_is_node = true;
       cur_size += n;
     }
     arena_.nodes[task.parent].kids.push_back(cur);
@@ -327,11 +436,21 @@ class Recovery {
   int k_;
   OrderStats& st_;
   Summands s_;
+  std::optional<Summands> stepping_;  // the unit for rounding toward zero (stepping_summands)
+  bool stepped_ = false;
+  bool ambiguous_ = false;  // a note says the counts fit two shapes somewhere
   Arena arena_;
   std::map<std::pair<int, int>, int> lca_;
 };
 
 }  // namespace
+
+SumTree rounding_nodes(const SumTree& t) {
+  if (t.is_leaf()) return t;
+  std::vector<SumTree> kids;
+  for (const SumTree& c : t.children()) kids.push_back(rounding_nodes(c));
+  return SumTree::node(std::move(kids), false);
+}
 
 SumTree recover_order(Target& t, int k, OrderStats* stats) {
   OrderStats local;

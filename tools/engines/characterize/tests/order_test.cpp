@@ -13,6 +13,7 @@
 #include "fpconform/fdpa_spec.hpp"
 
 #include "fpconform/characterize/order.hpp"
+#include "fpconform/characterize/synthesize.hpp"
 #include "fpconform/core/error.hpp"
 
 namespace fpconform::characterize {
@@ -106,7 +107,8 @@ struct Case {
   SplitReduction reduction = SplitReduction::sequential;
 };
 
-void expect_recovered(const Case& c, int k, bool print = false) {
+// asks: how many times a pair may be asked (directed rounding re-asks; toward zero, up to 8).
+void expect_recovered(const Case& c, int k, bool print = false, int asks = 1) {
   SCOPED_TRACE(std::string(c.spec) + " " + c.in + "->" + c.out + " k=" + std::to_string(k));
   auto t = make_target(c.spec, &fmt(c.in), &fmt(c.out));
   OrderStats st;
@@ -114,7 +116,7 @@ void expect_recovered(const Case& c, int k, bool print = false) {
   const SumTree want = expected_order(c.unit, k, c.split, c.reduction);
   EXPECT_EQ(got.text(), want.text());
   EXPECT_TRUE(st.order_visible);
-  EXPECT_LE(st.queries, static_cast<std::uint64_t>(k) * (k + 1) / 2 + 1);
+  EXPECT_LE(st.queries, static_cast<std::uint64_t>(asks) * k * (k + 1) / 2 + 1);
   EXPECT_EQ(t->queries(), st.queries);
   // describe_order finds the parameter set among its candidates.
   const OrderFindings f = describe_order(got);
@@ -245,8 +247,10 @@ TEST(RecoverOrder, CpuFp32FmaChain) {
 }
 
 // IEEE additions that round toward zero absorb only units of M's own sign: an fma chain still
-// works with +M before -M; a pairwise tree, where both meet units first, is refused. Upward
-// rounding absorbs negative units, downward positive ones.
+// works with +M before -M; in a pairwise tree both meet units first, and each addition of units
+// to -M steps it one ulp, which the stepping read takes apart (D = s ulp + n units) where the
+// output's precision has room: f32 and f16 at k = 16, not bf16 at k = 32. Upward rounding
+// absorbs negative units, downward positive ones.
 TEST(RecoverOrder, DirectedRoundingInIeeeAdditions) {
   auto chain = make_target("emu:custom:structure=sequential,out_round=rtz", &fmt("f32"),
                            &fmt("f32"));
@@ -257,9 +261,28 @@ TEST(RecoverOrder, DirectedRoundingInIeeeAdditions) {
     const std::string late = std::string("emu:custom:block=8,c_in_block=0,out_round=") + mode;
     expect_recovered({late.c_str(), "f16", "f32", fused(8, false)}, 32);
   }
-  auto tree = make_target("emu:custom:structure=pairwise,block=8,out_round=rtz", &fmt("f32"),
-                          &fmt("f32"));
-  EXPECT_THROW(recover_order(*tree, 32), Error);
+  expect_recovered({"emu:custom:structure=pairwise,block=8,out_round=rtz", "f32", "f32", pairwise(8)},
+                   32, false, 8);
+  expect_recovered({"emu:custom:structure=pairwise,block=4,out_round=rtz", "f16", "f16", pairwise(4)},
+                   16, false, 8);
+  // The tree that broke the closed loop on random trees (e4m3 products, inputs flushed).
+  const char* tree = "((((c (0 2)) 5) (1 3)) ((4 6) 7))";
+  auto e4m3 = make_target(std::string("emu:custom:structure=tree,c_in_block=0,out_round=rtz,"
+                                      "flush_inputs=1,tree=") + tree,
+                          &fmt("e4m3"), &fmt("f32"));
+  OrderStats st;
+  EXPECT_EQ(recover_order(*e4m3, 8, &st), parse_sum_tree(tree));
+  bool noted = false;
+  for (const std::string& n : st.notes) noted = noted || n.find("ulp(M)") != std::string::npos;
+  EXPECT_TRUE(noted) << "the stepping read is said in the notes";
+  auto narrow = make_target("emu:custom:structure=pairwise,block=8,out_round=rtz", &fmt("bf16"),
+                            &fmt("bf16"));
+  try {
+    recover_order(*narrow, 32);
+    ADD_FAILURE() << "bf16 has no room for 33 units beside 33 ulp steps";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no room to read ulp steps"), std::string::npos) << e.what();
+  }
 }
 
 // The CPU's bf16 dot-product units: no documented tree to compare with; recovered where present.
@@ -410,6 +433,54 @@ TEST(RecoverOrder, RandomParameterSets) {
   EXPECT_GT(recovered, 200);
 }
 
+
+// The tree with every exact node spliced into its parent (a rounding node sums its children
+// exactly, so an exact child is the same as its children there): the form the pivot queries see.
+SumTree splice_exact(const SumTree& t) {
+  if (t.is_leaf()) return t;
+  std::vector<SumTree> kids;
+  for (const SumTree& c : t.children()) {
+    SumTree k = splice_exact(c);
+    if (!k.is_leaf() && k.exact()) kids.insert(kids.end(), k.children().begin(), k.children().end());
+    else kids.push_back(std::move(k));
+  }
+  return SumTree::node(std::move(kids), t.exact());
+}
+
+// Random trees (synth_random.cpp: chains, balanced and multi-way nodes mixing C, products and
+// sub-trees) in IEEE round to nearest, bf16 products in f32: FPRev's tree is the generator's
+// (exact nodes spliced), or it refuses, or its notes say the counts fit another shape too.
+TEST(RecoverOrder, RandomTrees) {
+  int exact = 0, ambiguous = 0, refused = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    const int products = 2 + static_cast<int>(seed % 31);
+    const SumTree tree = random_sum_tree(7000 + seed, products, 0.15);
+    FdpaParams p;
+    p.structure = FdpaStructure::tree;
+    p.c_in_block = false;
+    p.out_rounding.mode = RoundingMode::rne;
+    p.tree = intern_tree(tree.text());
+    EmuTarget t("emu:random-tree", p, fmt("bf16"), fmt("f32"));
+    try {
+      OrderStats st;
+      const SumTree got = rounding_nodes(recover_order(t, products, &st));
+      if (got == splice_exact(tree)) {
+        ++exact;
+        continue;
+      }
+      bool noted = false;
+      for (const std::string& n : st.notes) noted = noted || n.find("alike") != std::string::npos;
+      EXPECT_TRUE(noted) << "another tree, unflagged: " << got.text() << " for " << tree.text();
+      ++ambiguous;
+    } catch (const Error& e) {
+      ++refused;
+      if (refused <= 3) std::printf("refused %s: %s\n", tree.text().c_str(), e.what());
+    }
+  }
+  std::printf("random trees: %d recovered, %d another shape the counts also fit, %d refused\n",
+              exact, ambiguous, refused);
+  EXPECT_GE(exact, 120);
+}
 
 }  // namespace
 }  // namespace fpconform::characterize

@@ -40,15 +40,26 @@ struct OrderStats {
 // pivot queries group the leaves recursively (multi-way nodes included): k queries for an fma
 // chain, about (k / 2) log2 k for a pairwise tree, about k L / 2 for fused blocks of L; at most
 // k (k + 1) / 2. Nodes where +M and -M cancel without absorbing the other units are exact
-// nodes, when their other children are leaves. M is as large as the products and t.out()
+// nodes (their other children, leaves or sub-trees, keep their units); where the pivot's
+// counts fit more children of one node and a new node above it alike (such as (a a a (b b b))
+// and ((a a a) b b b)), one is taken and a note says so.
+// M is as large as the products and t.out()
 // allow, the unit up to 2^(log2 k + p_out + 26) below it (subnormal where the target does not
 // flush them); OrderStats::notes says when the formats give less than IEEE additions or wide
 // fused nodes need (e4m3 with flushed subnormals: 2^28), where a fused node that keeps more
 // fraction bits than the range shows as exact. Under directed rounding, pairs are re-asked
-// with the signs of M and of the units swapped. Throws Error when a result is still not a
-// count of units (rounding toward zero in a pairwise tree, floored negative units next to
-// upward rounding, garbage, NaN) or the counts fit no tree.
+// with the signs of M and of the units swapped; pairs whose units meet both +M and -M below
+// their LCA under rounding toward zero (no sign absorbs them all: each node where units join
+// the M of the other sign steps it one ulp) are read with a unit 2^(log2 k + 1) below that ulp,
+// as D = s ulp + n units, where the output's precision holds both (f32: any k of a unit;
+// f16: k <= 14). Throws Error when a result is still not a count of units (garbage, NaN, a
+// format too narrow for the stepping read) or the counts fit no tree.
 SumTree recover_order(Target& t, int k, OrderStats* stats = nullptr);
+
+// A recovered tree as the tree structure (fdpa.hpp) reads it: its exact nodes, which absorb
+// nothing, are exact sums rounded once, "( )" nodes there (a "[ ]" node there is passed up
+// unrounded, which the pivot queries cannot tell from its parent).
+SumTree rounding_nodes(const SumTree& t);
 
 // The tree that FdpaParams imply for k products (fdpa.hpp's documented semantics: blocks,
 // groups, chains, instr_k / k_order / c_last), with split-K as gemm.hpp documents it (slices
