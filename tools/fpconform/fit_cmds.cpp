@@ -21,7 +21,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
              "the probes that would tell them apart");
   struct Opts {
     std::string rows, in, out, json;
-    bool c_zero = false, all = false;
+    bool c_zero = false, all = false, no_presets = false;
     std::uint64_t seed = 1;
     int probes = 4000;
     unsigned threads = 0;
@@ -40,6 +40,8 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
       ->check(integer_in(0, 10000000));
   add_threads_option(sub, o->threads, "threads for the fit (default: FPCONFORM_THREADS, else all cores)");
   sub->add_flag("--all", o->all, "list every matching set (default: the first 40)");
+  sub->add_flag("--no-presets", o->no_presets,
+                "leave the presets out: what the grid and the reduction trees alone explain");
   commands.push_back({sub, [o] {
                         const unsigned threads = resolve_threads(o->threads);  // before any work
                         // Refuse a --json that is not a file before the fit, not after.
@@ -53,6 +55,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                         fo.seed = o->seed;
                         fo.probe_budget = o->probes;
                         fo.threads = threads;
+                        fo.family.presets = !o->no_presets;
                         const characterize::FitResult r = characterize::fit(rows.in, rows.out, rows.cases, fo);
                         characterize::FitReportOptions report;
                         report.rows_path = o->rows;

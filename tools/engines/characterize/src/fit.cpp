@@ -57,7 +57,14 @@ FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows
   for (std::size_t r = 0; r < rows.size(); ++r)
     if (rows[r].a.size() != rows[r].b.size() || rows[r].a.empty())
       throw Error("row " + std::to_string(r + 1), "a and b must be non-empty and of one length");
-  const std::vector<FamilyMember> family = fit_family(in, out, options.family);
+  FamilyOptions family_options = options.family;
+  if (family_options.k == 0) {
+    const std::size_t k = rows.front().a.size();
+    bool one_length = true;
+    for (const DotCase& dc : rows) one_length = one_length && dc.a.size() == k;
+    if (one_length) family_options.k = static_cast<int>(k);
+  }
+  const std::vector<FamilyMember> family = fit_family(in, out, family_options);
   result.family_size = family.size();
 
   DecodedRows decoded;

@@ -1,11 +1,13 @@
-// fit_family: the presets for the formats, then the grid (see fit.hpp).
+// fit_family: the presets for the formats, then the grid and the tree templates (see fit.hpp).
 #include <algorithm>
 #include <climits>
 
 #include "fpconform/characterize/fit.hpp"
 #include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
+#include "fpconform/core/nan_policy.hpp"
 #include "fpconform/matrix_presets.hpp"
+#include "tree_templates.hpp"
 
 namespace fpconform::characterize {
 
@@ -45,7 +47,7 @@ void set_c_mode(FdpaParams& p, CMode m) {
 std::vector<FamilyMember> fit_family(const Format& in, const Format& out, const FamilyOptions& options) {
   std::vector<FamilyMember> family;
   for (const MatrixUnitEntry& e : matrix_unit_entries()) {
-    if (e.input != in.name) continue;
+    if (!options.presets || e.input != in.name) continue;
     FdpaParams p;
     try {
       p = find_matrix_unit(e.preset, in, out);
@@ -132,6 +134,32 @@ std::vector<FamilyMember> fit_family(const Format& in, const Format& out, const 
         p.flush_subnormal_outputs = flush_out;
         add(p);
       }
+
+  // Reduction trees of IEEE operations in `out` (every node rounds with one mode), for the
+  // rows' k: each template, rounding, flush and NaN rule (special rows see the NaN rule).
+  if (options.k > 0)
+    for (int n : tree_instruction_sizes(options.k))
+      for (const SumTree& t : tree_templates(n)) {
+        const std::string_view text = intern_tree(t.text());
+        for (RoundingMode rounding : kRoundings)
+          for (int flush = 0; flush < 4; ++flush)
+            for (const NanPolicy& nan : nan_policies())
+              for (bool b_first : {false, true}) {
+                FdpaParams p;
+                p.structure = FdpaStructure::tree;
+                p.tree = text;
+                p.c_in_block = false;
+                p.out_rounding.mode = rounding;
+                p.flush_subnormal_inputs = (flush & 1) != 0;
+                p.flush_subnormal_outputs = (flush & 2) != 0;
+                p.nan = nan.name;
+                p.nan_b_first = b_first;
+                bool known = false;  // a preset itself; a NaN rule of its own is a member
+                for (std::size_t i = 0; i < presets && !known; ++i)
+                  known = same_params(family[i].params, p);
+                if (!known) family.push_back({p, {}});
+              }
+      }
   return family;
 }
 
@@ -141,7 +169,7 @@ std::span<const std::string_view> fit_family_fields() {
       "structure", "block",  "frac_bits", "align",        "zero_exp",   "c_in_block",
       "late_c",    "acc_frac_bits", "out_round", "flush_inputs", "flush_inputs_positive",
       "flush_outputs", "interleave", "late_c_drop_below", "product_overflow", "scale_block",
-      "subsum", "instr_k", "k_order", "c_last"};
+      "subsum", "instr_k", "k_order", "c_last", "tree", "nan", "nan_b_first"};
   return kFields;
 }
 

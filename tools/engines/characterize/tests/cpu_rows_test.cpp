@@ -1,14 +1,18 @@
 // The x86 presets against rows recorded on the units themselves (suites/data/cpu-units, a Xeon
 // of family 6, model 207): every row of every file, NaN payloads and zero signs included. These
 // run on any CPU, so the models of units a machine lacks are still checked against hardware.
+// Then the fit without the presets: the rows alone must lead to the unit's reduction tree.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "fpconform/characterize/dot_case.hpp"
+#include "fpconform/characterize/fit.hpp"
 #include "fpconform/characterize/rows.hpp"
 #include "fpconform/fdpa_spec.hpp"
+#include "fpconform/sum_tree.hpp"
 
 namespace fpconform::characterize {
 namespace {
@@ -33,6 +37,76 @@ TEST_P(CpuRows, PresetReproducesEveryRow) {
   for (std::size_t i = 0; i < bad.size() && i < 5; ++i) ADD_FAILURE() << rows.where[bad[i]];
   EXPECT_TRUE(bad.empty());
 }
+
+// The tree of one instruction as the README of suites/data/cpu-units describes it: VFMADD231PH
+// in a loop is d = fma(a_k, b_k, d) from d = c; the others are the presets' trees, recovered
+// by FPRev on the CPU.
+std::string expected_tree(const FdpaParams& preset, int k) {
+  if (preset.structure == FdpaStructure::tree) return std::string(preset.tree);
+  std::string t = "c";
+  for (int i = 0; i < k; ++i) t = "(" + t + " " + std::to_string(i) + ")";
+  return t;
+}
+
+// A unit's three files together, random rows first (they reject most members at once).
+struct UnitRows {
+  const char* stem;  // "amx-bf16-k32": the files stem-random, stem-special, stem-sparse
+  const char* preset;
+};
+
+class CpuUnitFit : public ::testing::TestWithParam<UnitRows> {};
+
+// The grid at one fraction width (its other axes whole) keeps the fit to seconds; the tree
+// templates are all there. The rows alone must pin the unit's tree.
+TEST_P(CpuUnitFit, FitWithoutPresetsFindsTheTree) {
+  std::vector<DotCase> cases;
+  Format in, out;
+  for (const char* kind : {"random", "special", "sparse"}) {
+    const RecordedRows rows = read_rows(std::string(FPCONFORM_CPU_ROWS) + "/" + GetParam().stem +
+                                        "-" + kind + ".txt");
+    ASSERT_FALSE(rows.cases.empty());
+    in = rows.in;
+    out = rows.out;
+    cases.insert(cases.end(), rows.cases.begin(), rows.cases.end());
+  }
+  FitOptions options;
+  options.family.presets = false;
+  options.family.min_frac_bits = options.family.max_frac_bits = 24;
+  options.probe_budget = 0;
+  options.threads = 2;
+  const FitResult r = fit(in, out, cases, options);
+  const FdpaParams preset = parse_model(GetParam().preset, in, out);
+  const int k = static_cast<int>(cases.front().a.size());
+  const SumTree want = chain_instructions(parse_sum_tree(expected_tree(preset, k)), k);
+  std::size_t trees = 0, with_want = 0;
+  for (const FamilyMember& m : r.matching) {
+    EXPECT_TRUE(m.preset.empty()) << m.preset;
+    if (m.params.structure != FdpaStructure::tree) continue;
+    ++trees;
+    if (chain_instructions(parse_sum_tree(m.params.tree), k) == want) ++with_want;
+  }
+  std::printf("%s: %zu of %zu members match all %zu rows (%zu trees, %zu of them the unit's)\n",
+              GetParam().stem, r.matching.size(), r.family_size, cases.size(), trees, with_want);
+  for (const auto& [field, values] : field_values(r.matching))
+    if (values.size() > 1) std::printf("  open: %s\n", field.c_str());
+  EXPECT_GT(with_want, 0u);
+  EXPECT_EQ(with_want, r.matching.size()) << "a member of another shape reproduces every row";
+}
+
+constexpr UnitRows kUnits[] = {
+    {"amx-bf16-k32", "x86-amx-bf16"},
+    {"amx-bf16-k64", "x86-amx-bf16"},
+    {"avx512-bf16-vdpbf16ps", "x86-avx512-bf16"},
+    {"avx512-fp16-fma-chain-k16", "x86-avx512-fp16"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Recorded, CpuUnitFit, ::testing::ValuesIn(kUnits),
+                         [](const ::testing::TestParamInfo<UnitRows>& i) {
+                           std::string n = i.param.stem;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
 
 constexpr RowsFile kFiles[] = {
     {"amx-bf16-k32-random.txt", "x86-amx-bf16"},

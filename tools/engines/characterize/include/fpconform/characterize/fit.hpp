@@ -10,7 +10,10 @@
 // instr_k 32, k_order natural or pairs_mod4), out rounding in {rtz, rne, up, down} or an RZ cut
 // to acc_frac_bits in [acc_min, out.man_bits - 1] (then the output rounding is moot: rtz),
 // flush of subnormal inputs and outputs; plus the pairwise (L, rounding, flush), sequential
-// (rounding, flush) and exact (L, rounding, output flush) structures.
+// (rounding, flush) and exact (L, rounding, output flush) structures; and, for rows of k products,
+// reduction trees of IEEE operations in `out` (tree_templates.hpp: FMA chains in either order with
+// C first or last, interleaved chains, balanced trees; over instructions of k or of a power of two
+// dividing k) with every node rounding by one mode, each flush and each NaN rule.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,8 @@ namespace fpconform::characterize {
 struct FamilyOptions {
   int min_frac_bits = 8, max_frac_bits = 36;
   int acc_min_frac_bits = 10;
+  int k = 0;             // products per row: the tree templates' size (0: no trees; fit sets it)
+  bool presets = true;   // false: the grid and the trees alone (what the rows imply unaided)
 };
 
 struct FamilyMember {
@@ -37,8 +42,8 @@ struct FamilyMember {
   std::string preset;  // the preset it is ("hopper"), empty for grid members
 };
 
-// The family for inputs `in` and results `out`, without duplicates (members that differ only
-// in the NaN policy count as one: the rows are finite).
+// The family for inputs `in` and results `out`, without duplicates (grid members that differ
+// from a preset only in the NaN policy count as one; the trees vary it: special rows see it).
 std::vector<FamilyMember> fit_family(const Format& in, const Format& out,
                                      const FamilyOptions& options = {});
 
