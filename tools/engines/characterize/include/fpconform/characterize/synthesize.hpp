@@ -51,7 +51,9 @@ SearchResult search_params(const FdpaParams& start, const Format& in, const Form
 // The reduction-tree member of the family for a unit whose summation tree FPRev recovered:
 // the smallest instruction tree that `recovered` chains (instruction_of), its nodes rounding
 // into `out`, with the output rounding, flushing and NaN choice (policy, a or b first) that
-// disagree on the fewest `cases`, starting from `start`'s. `start` is returned unchanged in
+// disagree on the fewest `cases`, starting from `start`'s; then the tree is edited while an edit
+// disagrees on fewer cases (a node of the other kind, exact or rounding; a child node merged
+// into its parent), as FPRev cannot see every node's kind. `start` is returned unchanged in
 // .params when no tree candidate does better than it.
 SearchResult search_tree(const FdpaParams& start, const SumTree& recovered, const Format& in,
                          const Format& out, std::span<const DotCase> cases);
