@@ -100,4 +100,10 @@ run "dump with two outputs" 2 -- fit --rows "$dumps/V100/fp16"
 has "dump with two outputs" "choose one with --out"
 run "no --rows" 2 -- fit
 
+# ---- recorded x86 rows without the presets: the rows alone give VDPBF16PS's tree ----
+rows="$dumps/../cpu-units/intel-xeon-emr/avx512-bf16-vdpbf16ps-special.txt"
+run "no presets" 0 -- fit --rows "$rows" --no-presets --probes 0
+has "no presets: the tree" "tree=((c 1) 0),nan=x86 agrees on 20000/20000 cases"
+has "no presets: no preset named" "custom:structure=tree"
+
 finish fit_cli_test
