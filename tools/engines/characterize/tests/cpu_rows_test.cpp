@@ -17,6 +17,13 @@
 namespace fpconform::characterize {
 namespace {
 
+// A file name as a gtest name: every character not a letter or digit becomes '_'.
+std::string test_name(std::string n) {
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
 struct RowsFile {
   const char* file;
   const char* preset;
@@ -102,10 +109,7 @@ constexpr UnitRows kUnits[] = {
 
 INSTANTIATE_TEST_SUITE_P(Recorded, CpuUnitFit, ::testing::ValuesIn(kUnits),
                          [](const ::testing::TestParamInfo<UnitRows>& i) {
-                           std::string n = i.param.stem;
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
+                           return test_name(i.param.stem);
                          });
 
 constexpr RowsFile kFiles[] = {
@@ -125,10 +129,7 @@ constexpr RowsFile kFiles[] = {
 
 INSTANTIATE_TEST_SUITE_P(Recorded, CpuRows, ::testing::ValuesIn(kFiles),
                          [](const ::testing::TestParamInfo<RowsFile>& i) {
-                           std::string n = i.param.file;
-                           for (char& ch : n)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return n;
+                           return test_name(i.param.file);
                          });
 
 }  // namespace
