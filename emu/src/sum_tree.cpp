@@ -174,8 +174,7 @@ SumTree chain_instructions(const SumTree& instruction, int k) {
 
 SumTree instruction_of(const SumTree& t) {
   const int n = product_count(t);
-  for (int w = 1; w < n; ++w) {
-    if (n % w) continue;
+  for (int w = 1; w < n; ++w) {  // w need not divide n: the last instruction may be short
     // The node on the path to c that holds c and w products.
     const SumTree* at = &t;
     while (!at->is_leaf() && at->leaf_count() > w + 1) {

@@ -16,6 +16,9 @@ TEST(SumTree, ChainOfInstructionsAndBack) {
   EXPECT_EQ(instruction_of(six), one);
   // A short last instruction drops its missing products.
   EXPECT_EQ(chain_instructions(one, 3).text(), "(((c 1) 0) 2)");
+  EXPECT_EQ(instruction_of(chain_instructions(one, 3)), one);
+  const SumTree block6 = parse_sum_tree("(((((c 3 5) 2) 4) 1) 0)");
+  EXPECT_EQ(instruction_of(chain_instructions(block6, 32)), block6);
   // Two even/odd instructions of 4 products into one C.
   const SumTree eo = parse_sum_tree("(c ((0 2) (1 3)))");
   const SumTree eight = chain_instructions(eo, 8);

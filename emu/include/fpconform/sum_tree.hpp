@@ -60,7 +60,8 @@ int product_count(const SumTree& t);
 SumTree chain_instructions(const SumTree& instruction, int k);
 
 // The smallest instruction tree whose chain_instructions over t's products is t (t itself
-// when there is none shorter): AMX's two TDPBF16PS over k = 64 give the tree of one.
+// when there is none shorter): AMX's two TDPBF16PS over k = 64 give the tree of one; a
+// 6-product instruction over k = 32 (five and a short sixth) gives the 6-product tree.
 SumTree instruction_of(const SumTree& t);
 
 }  // namespace fpconform
