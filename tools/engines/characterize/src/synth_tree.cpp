@@ -48,13 +48,42 @@ std::optional<SumTree> merge_child(const SumTree& t, int target, int child, int&
   return SumTree::node(std::move(kids), t.exact());
 }
 
+// t with children `i` and `j` of inner node `target` wrapped in a new rounding node (two
+// leaves FPRev saw as siblings of a wider node, or a child of the node above), or nullopt
+// where that node has fewer than three children.
+std::optional<SumTree> wrap_children(const SumTree& t, int target, int i, int j, int& seen) {
+  if (t.is_leaf()) return std::nullopt;
+  const bool here = seen++ == target;
+  const auto& ch = t.children();
+  std::vector<SumTree> kids;
+  bool changed = false;
+  if (here) {
+    if (ch.size() < 3) return std::nullopt;
+    for (std::size_t c = 0; c < ch.size(); ++c)
+      if (static_cast<int>(c) != i && static_cast<int>(c) != j) kids.push_back(ch[c]);
+    kids.push_back(SumTree::node({ch[static_cast<std::size_t>(i)], ch[static_cast<std::size_t>(j)]}));
+    return SumTree::node(std::move(kids), t.exact());
+  }
+  for (const SumTree& c : ch) {
+    if (auto w = wrap_children(c, target, i, j, seen)) {
+      kids.push_back(*w);
+      changed = true;
+    } else {
+      kids.push_back(c);
+    }
+  }
+  if (!changed) return std::nullopt;
+  return SumTree::node(std::move(kids), t.exact());
+}
+
 void inner_nodes_in_order(const SumTree& t, std::vector<const SumTree*>& nodes) {
   if (t.is_leaf()) return;
   nodes.push_back(&t);
   for (const SumTree& c : t.children()) inner_nodes_in_order(c, nodes);
 }
 
-// Every tree one edit away from t: a node of the other kind, or a child merged into its parent.
+// Every tree one edit away from t: a node of the other kind, a child merged into its parent, or
+// two children of a node of three or more wrapped in a node of their own.
 std::vector<SumTree> tree_edits(const SumTree& t) {
   std::vector<const SumTree*> nodes;
   inner_nodes_in_order(t, nodes);
@@ -68,6 +97,14 @@ std::vector<SumTree> tree_edits(const SumTree& t) {
       int seen = 0;
       if (auto m = merge_child(t, i, child, seen)) edits.push_back(*m);
     }
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    const int width = static_cast<int>(nodes[n]->children().size());
+    for (int i = 0; width >= 3 && i < width; ++i)
+      for (int j = i + 1; j < width; ++j) {
+        int seen = 0;
+        if (auto w = wrap_children(t, n, i, j, seen)) edits.push_back(*w);
+      }
+  }
   return edits;
 }
 

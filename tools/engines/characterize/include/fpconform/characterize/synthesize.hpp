@@ -53,7 +53,8 @@ SearchResult search_params(const FdpaParams& start, const Format& in, const Form
 // into `out`, with the output rounding, flushing and NaN choice (policy, a or b first) that
 // disagree on the fewest `cases`, starting from `start`'s; then the tree is edited while an edit
 // disagrees on fewer cases (a node of the other kind, exact or rounding; a child node merged
-// into its parent), as FPRev cannot see every node's kind. `start` is returned unchanged in
+// into its parent; two children of a wide node wrapped in their own node), as FPRev cannot see
+// every node's kind nor tell every shape from its mirror. `start` is returned unchanged in
 // .params when no tree candidate does better than it.
 SearchResult search_tree(const FdpaParams& start, const SumTree& recovered, const Format& in,
                          const Format& out, std::span<const DotCase> cases);
