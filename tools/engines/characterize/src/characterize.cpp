@@ -131,6 +131,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
   }
   // Beyond the fixed structures: the summation tree FPRev recovers, its nodes typed by search.
   std::optional<SumTree> order;
+  std::vector<SumTree> readings;  // order, and its other reading where the counts fit two shapes
   bool order_tried = false;
   auto try_tree = [&](SearchResult& current) {
     if (current.disagreements == 0 || current.params.structure == FdpaStructure::tree) return;
@@ -147,6 +148,14 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
         try {
           OrderStats stats;
           order = recover_order(t, k, &stats);
+          readings = {*order};
+          if (stats.ambiguous) {
+            try {
+              readings.push_back(recover_order(t, k, nullptr, ShapeChoice::wider_node));
+            } catch (const Error&) {
+              // the other reading fits no tree further up: the first one stands alone
+            }
+          }
           ev.finding = order->text();
           ev.proves += (ev.proves.empty() ? "" : "; ") + std::string("FPRev with k = ") +
                        std::to_string(k) + " (" + std::to_string(stats.queries) +
@@ -161,7 +170,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
       r.evidence.push_back(std::move(ev));
     }
     if (!order) return;
-    SearchResult s = search_tree(current.params, *order, r.in, r.out, training);
+    SearchResult s = search_tree(current.params, readings, r.in, r.out, training);
     if (s.disagreements < current.disagreements) {
       s.changes.insert(s.changes.begin(), current.changes.begin(), current.changes.end());
       current = std::move(s);

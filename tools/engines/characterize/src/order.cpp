@@ -212,7 +212,8 @@ struct ForestTask {
 
 class Recovery {
  public:
-  Recovery(Target& t, int k, OrderStats& st) : t_(t), k_(k), st_(st) {}
+  Recovery(Target& t, int k, OrderStats& st, ShapeChoice choice)
+      : t_(t), k_(k), st_(st), choice_(choice) {}
 
   SumTree run() {
     const std::string where = t_.name();
@@ -404,17 +405,22 @@ class Recovery {
       const int c_here = s - base, c_new = s - cur_size;
       const bool here = cur_is_node && c_here >= 1 && n % c_here == 0;
       const bool above = c_new >= 1 && n % c_new == 0;
-      if (here && above && !ambiguous_) {
-        ambiguous_ = true;
+      if (here && above && !st_.ambiguous) {
+        st_.ambiguous = true;
         st_.notes.push_back("the pivot counts at " + leaf_name(x) + " fit more children of one "
                             "node and a node above it alike (such as (a a a (b b b)) and "
-                            "((a a a) b b b)): one was taken; the synthesis tries the tree's edits");
+                            "((a a a) b b b)): " +
+                            (choice_ == ShapeChoice::leaves_above ? "a node above where it adds leaves"
+                                                           : "the wider node") +
+                            " was taken; the synthesis tries the other reading and the tree's edits");
       }
+      const bool take_above =
+          choice_ == ShapeChoice::leaves_above ? c_new == 1 || !here : !here;
       if (s == cur_size + n) {
         cur = arena_.add_node(false, {cur});
         add_children(cur, group, n, s);
         base = cur_size;
-      } else if (above && (c_new == 1 || !here)) {
+      } else if (above && take_above) {
         cur = arena_.add_node(true, {cur});
         add_children(cur, group, c_new, 2 * c_new);
         base = cur_size;
@@ -438,7 +444,7 @@ class Recovery {
   Summands s_;
   std::optional<Summands> stepping_;  // the unit for rounding toward zero (stepping_summands)
   bool stepped_ = false;
-  bool ambiguous_ = false;  // a note says the counts fit two shapes somewhere
+  ShapeChoice choice_;
   Arena arena_;
   std::map<std::pair<int, int>, int> lca_;
 };
@@ -452,11 +458,11 @@ SumTree rounding_nodes(const SumTree& t) {
   return SumTree::node(std::move(kids), false);
 }
 
-SumTree recover_order(Target& t, int k, OrderStats* stats) {
+SumTree recover_order(Target& t, int k, OrderStats* stats, ShapeChoice choice) {
   OrderStats local;
   OrderStats& st = stats ? *stats : local;
   st = OrderStats{};
-  return Recovery(t, k, st).run();
+  return Recovery(t, k, st, choice).run();
 }
 
 }  // namespace fpconform::characterize

@@ -1,5 +1,6 @@
 // search_tree: the reduction-tree structure typed from FPRev's tree, then refined by editing the
 // tree (see synthesize.hpp).
+#include <algorithm>
 #include <optional>
 
 #include "fpconform/characterize/order.hpp"
@@ -110,18 +111,25 @@ std::vector<SumTree> tree_edits(const SumTree& t) {
 
 }  // namespace
 
-SearchResult search_tree(const FdpaParams& start, const SumTree& recovered, const Format& in,
-                         const Format& out, std::span<const DotCase> cases) {
+SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recovered,
+                         const Format& in, const Format& out, std::span<const DotCase> cases) {
   SearchResult best;
   best.params = start;
   best.disagreements = count_disagreements(start, in, out, cases);
-  const SumTree instruction = instruction_of(recovered);
+  if (recovered.empty()) return best;
   FdpaParams base = canonical_params(start);
   base.structure = FdpaStructure::tree;
   base.c_in_block = false;
   // FPRev's exact nodes absorb nothing: an exact sum that a "( )" node rounds once, or one
-  // passed up unrounded ("[ ]"); both readings are typed.
-  const std::string shapes[] = {rounding_nodes(instruction).text(), instruction.text()};
+  // passed up unrounded ("[ ]"); both readings of each tree are typed.
+  std::vector<std::string> shapes;
+  for (const SumTree& r : recovered) {
+    const SumTree instruction = instruction_of(r);
+    for (const SumTree& shape : {rounding_nodes(instruction), instruction})
+      if (std::find(shapes.begin(), shapes.end(), shape.text()) == shapes.end())
+        shapes.push_back(shape.text());
+  }
+  const SumTree instruction = instruction_of(recovered.front());
   std::vector<RoundingMode> modes{start.out_rounding.mode};
   for (RoundingMode m : {RoundingMode::rne, RoundingMode::rtz, RoundingMode::up, RoundingMode::down})
     if (m != modes.front()) modes.push_back(m);
@@ -170,7 +178,8 @@ SearchResult search_tree(const FdpaParams& start, const SumTree& recovered, cons
     best.params = tree;
     best.disagreements = tree_d;
     best.changes.push_back("structure = tree " + instruction.text() + " (from the recovered " +
-                           std::to_string(product_count(recovered)) + "-product tree), " +
+                           std::to_string(product_count(recovered.front())) + "-product tree" +
+                           (recovered.size() > 1 ? " and its other reading" : "") + "), " +
                            model_spec(best.params));
     for (const std::string& e : edits) best.changes.push_back("tree edited: " + e);
   }

@@ -29,8 +29,16 @@ struct OrderStats {
   // False when the whole tree is one exact node: no summand ever absorbed another, so the
   // order cannot be seen (an exact sum, or rounding only at the end).
   bool order_visible = true;
+  // The pivot counts fit two shapes at some node (more children of it, or a node above it):
+  // recover_order with the other `ShapeChoice` gives the other reading.
+  bool ambiguous = false;
   std::vector<std::string> notes;
 };
+
+// Where the pivot counts fit both a new node above and more children of the node below: a new
+// node where its other children are leaves (a chain of blocks), else the wider node; or the
+// wider node always.
+enum class ShapeChoice : std::uint8_t { leaves_above, wider_node };
 
 // Recovers the summation tree of `t` for dot products of length k (leaves 0 .. k-1 and c) from
 // black-box queries alone. Query (i, j): summand i is +M, summand j is -M, every other summand
@@ -54,7 +62,8 @@ struct OrderStats {
 // as D = s ulp + n units, where the output's precision holds both (f32: any k of a unit;
 // f16: k <= 14). Throws Error when a result is still not a count of units (garbage, NaN, a
 // format too narrow for the stepping read) or the counts fit no tree.
-SumTree recover_order(Target& t, int k, OrderStats* stats = nullptr);
+SumTree recover_order(Target& t, int k, OrderStats* stats = nullptr,
+                      ShapeChoice choice = ShapeChoice::leaves_above);
 
 // A recovered tree as the tree structure (fdpa.hpp) reads it: its exact nodes, which absorb
 // nothing, are exact sums rounded once, "( )" nodes there (a "[ ]" node there is passed up

@@ -48,16 +48,17 @@ struct SearchResult {
 SearchResult search_params(const FdpaParams& start, const Format& in, const Format& out,
                            std::span<const DotCase> cases, int max_rounds = 40);
 
-// The reduction-tree member of the family for a unit whose summation tree FPRev recovered:
-// the smallest instruction tree that `recovered` chains (instruction_of), its nodes rounding
-// into `out`, with the output rounding, flushing and NaN choice (policy, a or b first) that
-// disagree on the fewest `cases`, starting from `start`'s; then the tree is edited while an edit
+// The reduction-tree member of the family for a unit whose summation tree FPRev recovered
+// (`recovered`: its readings, ShapeChoice): the smallest instruction tree that a reading chains
+// (instruction_of), its nodes rounding into `out`, with the output rounding, flushing and NaN
+// choice (policy, a or b first) that disagree on the fewest `cases`, starting from `start`'s,
+// over every reading; then the best tree is edited while an edit
 // disagrees on fewer cases (a node of the other kind, exact or rounding; a child node merged
 // into its parent; two children of a wide node wrapped in their own node), as FPRev cannot see
 // every node's kind nor tell every shape from its mirror. `start` is returned unchanged in
 // .params when no tree candidate does better than it.
-SearchResult search_tree(const FdpaParams& start, const SumTree& recovered, const Format& in,
-                         const Format& out, std::span<const DotCase> cases);
+SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recovered,
+                         const Format& in, const Format& out, std::span<const DotCase> cases);
 
 // p with the fields its structure does not read reset to FdpaParams{} (a sequential chain
 // reads only the output rounding, flushing and NaN policy; pairwise also the group size;
