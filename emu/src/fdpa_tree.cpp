@@ -40,10 +40,22 @@ int flatten(const SumTree& t, FlatTree& f) {
   } else {
     n.kind = t.exact() ? FlatNode::Kind::exact : FlatNode::Kind::rounding;
     std::vector<int> products, others;
-    for (const SumTree& ch : t.children()) {
+    const auto add_child = [&](const SumTree& ch, const auto& self) -> void {
+      if (!ch.is_leaf() && ch.exact()) {
+        // An exact child passed up unrounded is its children summed here: spliced in, so that
+        // the node's one exact sum holds every term (a 128-bit partial sum would lose the low
+        // bits of a sum that spans more before terms that cancel against it).
+        for (const SumTree& g : ch.children()) self(g, self);
+        return;
+      }
       const int id = flatten(ch, f);
       (f.nodes[static_cast<std::size_t>(id)].kind == FlatNode::Kind::product ? products : others).push_back(id);
-    }
+    };
+    for (const SumTree& ch : t.children()) add_child(ch, add_child);
+    // products in index order whatever the splicing: the node's NaN rule reads them so
+    std::sort(products.begin(), products.end(), [&](int x, int y) {
+      return f.nodes[static_cast<std::size_t>(x)].index < f.nodes[static_cast<std::size_t>(y)].index;
+    });
     std::reverse(products.begin(), products.end());
     n.kids = products;
     n.kids.insert(n.kids.end(), others.begin(), others.end());

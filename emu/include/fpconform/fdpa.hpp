@@ -38,7 +38,7 @@
 //   tininess after rounding), so a node of C and one product is an FMA; a node of two products
 //   is an FMA of the later (higher index) onto the earlier rounded alone (a product rounded
 //   alone is fma(a, b, +0): a -0 product gives +0); a "[ ... ]" node is an
-//   exact sum passed up unrounded. K > n runs as a chain of instructions (each D is the next
+//   exact sum passed up unrounded (its terms join its parent's one exact sum, zeros' signs too). K > n runs as a chain of instructions (each D is the next
 //   C); a last instruction with m < n products runs the tree without the leaves m .. n-1
 //   (an AMX tile configured for m columns, not one padded with zeros): a node left with one
 //   child rounds that child alone, a node left with none is dropped.
