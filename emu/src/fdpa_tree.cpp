@@ -3,6 +3,7 @@
 #include "fdpa_tree.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -14,6 +15,7 @@
 #include "fpconform/exact_ops.hpp"
 #include "fpconform/core/nan_policy.hpp"
 #include "fpconform/sum_tree.hpp"
+#include "wide_sum.hpp"
 
 namespace fpconform::detail {
 
@@ -208,13 +210,28 @@ class Evaluator {
     const bool two_products = kind == FlatNode::Kind::rounding && kids.size() == 2 &&
                               is_product(kids[0]) && is_product(kids[1]);
     if (two_products) addend = round_alone(kids[1]);
-    ExactValue total = ExactValue::zero(false);
+    // One fixed-point sum of every finite term: partial sums of 128 bits would lose the low
+    // bits of terms far below the others before a cancellation brings them to the top.
+    int lo = INT_MAX, hi = INT_MIN, terms = 0;
+    const auto term = [&](int k) -> const ExactValue& {
+      return two_products && k == kids[1] ? addend : values_[static_cast<std::size_t>(k)];
+    };
     for (int k : kids) {
-      const ExactValue& v = two_products && k == kids[1] ? addend : values_[static_cast<std::size_t>(k)];
+      const ExactValue& v = term(k);
       if (v.is_inf()) (v.negative ? neg_inf : pos_inf) = true;
       if (!v.is_zero()) all_zero = false;
       if (!(v.is_zero() && v.negative)) all_neg_zero = false;
-      if (v.is_finite_nonzero()) total = exact_add(total, v);
+      if (!v.is_finite_nonzero()) continue;
+      lo = std::min(lo, v.exp);
+      hi = std::max(hi, v.exp + bit_length(v.sig));
+      ++terms;
+    }
+    ExactValue total = ExactValue::zero(false);
+    if (terms > 0 && !pos_inf && !neg_inf) {
+      WideSum acc(lo, hi - lo + bit_length(static_cast<u128>(terms)) + 2);
+      for (int k : kids)
+        if (const ExactValue& v = term(k); v.is_finite_nonzero()) acc.add(v.negative, v.sig, v.exp);
+      total = acc.value();
     }
     if (pos_inf && neg_inf) return default_nan_;
     if (pos_inf || neg_inf) return ExactValue::infinity(neg_inf);

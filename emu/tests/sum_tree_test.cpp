@@ -70,5 +70,25 @@ TEST(FdpaTree, NodesRoundWhereTheTreeSays) {
   EXPECT_EQ(run("(c (0 1 2) 3)"), 0x3F800001u);
 }
 
+// A node's one exact sum holds terms however far apart: 8 + 2^-130 - 8 is 2^-130 (a binary32
+// subnormal, 2^-126 * 2^-4), though 8 and 2^-130 span 134 bits before the -8 cancels the 8.
+// Where a node of the two products rounds first (a 2-way "[ ]" is a rounding node), 2^-130 is
+// lost to 8 and the result is +0.
+TEST(FdpaTree, NodeSumsTermsFarApartExactly) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const std::vector<std::uint64_t> a{0x4100, 0x1F00, 0x0000};  // 8, 2^-65, 0
+  const std::vector<std::uint64_t> b{0x3F80, 0x1F00, 0x3F80};  // 1, 2^-65, 1
+  const std::uint64_t minus_8 = 0xC1000000;
+  auto run = [&](const char* tree) {
+    const FdpaParams p =
+        parse_model(std::string("custom:structure=tree,out_round=rne,tree=") + tree, bf16, f32);
+    return fdpa(p, bf16, f32, a, b, minus_8);
+  };
+  for (const char* tree : {"(c 0 1 2)", "(c [0 1 2])", "[c 0 1 2]", "((c 0) 1 2)"})
+    EXPECT_EQ(run(tree), 0x00080000u) << tree;
+  EXPECT_EQ(run("(c (0 1) 2)"), 0u);
+  EXPECT_EQ(run("(c [0 1] 2)"), 0u);
+}
+
 }  // namespace
 }  // namespace fpconform
