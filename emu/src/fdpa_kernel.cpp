@@ -1,5 +1,6 @@
 // FdpaKernel: the integer fast path of fdpa (see fdpa_kernel.hpp).
 #include "fpconform/fdpa_kernel.hpp"
+
 #include "fpconform/core/cpu_features.hpp"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "fpconform/core/error.hpp"
 #include "fpconform/core/nan_policy.hpp"
+#include "fdpa_host.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -556,16 +558,7 @@ __attribute__((target("avx2"), flatten)) void two_pass_avx2(const TwoPass& t, co
   two_pass_run<L, Avx2Passes>(t, ch, n, nblocks, d);
 }
 
-// FPCONFORM_DISPATCH=portable forces the portable path, so that an AVX2 machine tests it too
-// (fdpa_kernel_portable in CTest).
-bool have_avx2() {
-  static const bool has = [] {
-    const char* e = std::getenv("FPCONFORM_DISPATCH");
-    if (e && std::string_view(e) == "portable") return false;
-    return cpu_features().avx2;
-  }();
-  return has;
-}
+bool have_avx2() { return !portable_dispatch() && cpu_features().avx2; }
 #endif
 
 using TwoPassFn = void (*)(const TwoPass&, const Chain*, int, std::size_t, std::uint64_t*);
@@ -640,6 +633,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
     exact_digits_ = (hi - lo + 31) / 32 + 3;
     if (exact_digits_ > kExactMaxDigits) exact_fast_ = false;
   }
+  host_ = detail::HostIeeePath::make(p, in, out);
 }
 
 DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes) const {
@@ -659,7 +653,40 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes) const {
       d.lead[i] = kZeroLead;
     }
   }
+  if (host_) {
+    host_->decode(codes, d.host32, d.host64);
+    d.host_reading = host_->reading();
+  }
   return d;
+}
+
+std::uint64_t FdpaKernel::model_dot(const DecodedOperands& a, std::size_t offset_a,
+                                    const DecodedOperands& b, std::size_t offset_b,
+                                    std::size_t stride_b, std::size_t k, std::uint64_t c) const {
+  std::vector<std::uint64_t> av(a.codes.begin() + static_cast<std::ptrdiff_t>(offset_a),
+                                a.codes.begin() + static_cast<std::ptrdiff_t>(offset_a + k)),
+      bv(k);
+  for (std::size_t i = 0; i < k; ++i) bv[i] = b.codes[offset_b + i * stride_b];
+  return fdpa(p_, in_, out_, av, bv, c);
+}
+
+// Up to eight dot products on the host path; those it leaves go to the model.
+void FdpaKernel::dot_host(const DecodedOperands& a, const std::size_t* offset_a,
+                          const DecodedOperands& b, const std::size_t* offset_b,
+                          std::size_t stride_b, std::size_t k, std::uint64_t* d, int n) const {
+  // Operands decoded by another kernel (one decoding shared by many models): read again.
+  DecodedOperands ra, rb;
+  const auto own = [&](const DecodedOperands& x, DecodedOperands& again) -> const DecodedOperands& {
+    if (x.host_reading == host_->reading()) return x;
+    host_->decode(x.codes, again.host32, again.host64);
+    return again;
+  };
+  const DecodedOperands& ha = own(a, ra);
+  const DecodedOperands& hb = own(b, rb);
+  const unsigned left = host_->run(ha.host32.data(), ha.host64.data(), offset_a, hb.host32.data(),
+                                   hb.host64.data(), offset_b, stride_b, k, d, n);
+  for (int j = 0; j < n; ++j)
+    if (left >> j & 1) d[j] = model_dot(a, offset_a[j], b, offset_b[j], stride_b, k, d[j]);
 }
 
 std::uint64_t FdpaKernel::general(std::size_t n, std::uint64_t c, const std::uint64_t* codes_a,
@@ -795,6 +822,11 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
 std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
                               const DecodedOperands& b, std::size_t offset_b,
                               std::size_t stride_b, std::size_t k, std::uint64_t c) const {
+  if (host_) {
+    std::uint64_t d = c;
+    dot_host(a, &offset_a, b, &offset_b, stride_b, k, &d, 1);
+    return d;
+  }
   std::vector<std::int32_t> sb, eb;  // column gather when b is strided
   const std::int32_t* sbp = b.sig.data() + offset_b;
   const std::int32_t* ebp = b.lead.data() + offset_b;
@@ -822,11 +854,7 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     } while (i < k);
     return d;
   }
-  if (!fast_ || a.special || b.special) {
-    std::vector<std::uint64_t> av(a.codes.begin() + offset_a, a.codes.begin() + offset_a + k), bv(k);
-    for (std::size_t i = 0; i < k; ++i) bv[i] = b.codes[offset_b + i * stride_b];
-    return fdpa(p_, in_, out_, av, bv, c);
-  }
+  if (!fast_ || a.special || b.special) return model_dot(a, offset_a, b, offset_b, stride_b, k, c);
   const auto L = static_cast<std::size_t>(p_.block);
   if (two_pass_applies(a, b, k)) {
     std::uint64_t d = c;
@@ -910,6 +938,16 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
                                 std::to_string(offset_b.size()) + " of b, " +
                                 std::to_string(c.size()) + " C values, " +
                                 std::to_string(out.size()) + " outputs");
+  if (host_) {
+    for (std::size_t i = 0; i < count; i += 8) {
+      const int n = static_cast<int>(std::min<std::size_t>(8, count - i));
+      std::uint64_t d[8];
+      std::copy_n(c.begin() + static_cast<std::ptrdiff_t>(i), n, d);  // out may be c
+      dot_host(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, k, d, n);
+      std::copy_n(d, n, out.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return;
+  }
   if (!two_pass_applies(a, b, k) || exact_fast_) {
     for (std::size_t i = 0; i < count; ++i)
       out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]);

@@ -3,6 +3,9 @@
 // leaves 1 and 7): clang's __builtin_cpu_supports lacks some of their names.
 #include "fpconform/core/cpu_features.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
 #if defined(__x86_64__) || defined(__i386__)
 #define FPC_X86 1
 #include <cpuid.h>
@@ -40,6 +43,14 @@ const CpuFeatures& cpu_features() {
     return c;
   }();
   return f;
+}
+
+bool portable_dispatch() {
+  static const bool portable = [] {
+    const char* e = std::getenv("FPCONFORM_DISPATCH");
+    return e != nullptr && std::string_view(e) == "portable";
+  }();
+  return portable;
 }
 
 }  // namespace fpconform

@@ -9,9 +9,14 @@
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
 // every 128 products, and the exact sum is rounded once by round_to_format, as fdpa does.
+// Units whose every operation is an IEEE operation of binary32 or binary64 rounded to nearest
+// even (fma chains, pairwise trees, trees of two-way rounding nodes) run on the host's own fma
+// and add (fdpa_host.hpp); a dot product whose result is a NaN, or that meets a result the unit
+// would flush, goes to fdpa.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -19,19 +24,30 @@
 
 namespace fpconform {
 
+namespace detail {
+class HostIeeePath;
+}
+
 // A vector of codes decoded for the kernel.
 struct DecodedOperands {
   std::vector<std::int32_t> sig;   // signed significand (value = sig * 2^(lead - man_bits)); 0 = zero
   std::vector<std::int32_t> lead;  // exponent of the leading bit position (emin for subnormals)
   std::vector<std::uint64_t> codes;
   bool special = false;            // a NaN or inf among them
+  // The host path's values (binary32 or binary64 output), read with the input flushing of the
+  // kernel that decoded them; another kernel's host path reads the codes again.
+  std::vector<float> host32;
+  std::vector<double> host64;
+  int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
 };
 
 class FdpaKernel {
  public:
   FdpaKernel(const FdpaParams& p, const Format& in, const Format& out);
   // Whether the integer path applies to these parameters and formats (else dot = fdpa).
-  bool fast() const { return fast_ || exact_fast_; }
+  bool fast() const { return fast_ || exact_fast_ || host_ != nullptr; }
+  // Whether the host's IEEE operations serve (the host path).
+  bool host_ieee() const { return host_ != nullptr; }
   DecodedOperands decode(std::span<const std::uint64_t> codes) const;
   // a . b + c over a[offset_a .. +k) and b[offset_b .. +k) (b may be strided for a column).
   std::uint64_t dot(const DecodedOperands& a, std::size_t offset_a, const DecodedOperands& b,
@@ -63,6 +79,12 @@ class FdpaKernel {
                     const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                     const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
                     std::uint64_t* d, int n) const;
+  void dot_host(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
+                const std::size_t* offset_b, std::size_t stride_b, std::size_t k,
+                std::uint64_t* d, int n) const;
+  std::uint64_t model_dot(const DecodedOperands& a, std::size_t offset_a, const DecodedOperands& b,
+                          std::size_t offset_b, std::size_t stride_b, std::size_t k,
+                          std::uint64_t c) const;
   std::uint64_t general(std::size_t n, std::uint64_t c, const std::uint64_t* codes_a,
                         const std::uint64_t* codes_b, std::size_t stride_b) const;
   FdpaParams p_;
@@ -75,6 +97,7 @@ class FdpaKernel {
   bool sum32_ = false;  // the block sum fits int32
   bool ieee_out_ = false;
   std::uint64_t exp_all_ = 0;
+  std::shared_ptr<const detail::HostIeeePath> host_;
 };
 
 }  // namespace fpconform

@@ -1,13 +1,17 @@
 // Emulated matrix units: MACs per second per core (one thread, CPU time) of FdpaKernel, the
-// fast path of the fused dot-product-add model, for `hopper` e4m3 (L = 32, F = 13, e8m13) and
-// `ampere` f16 (L = 8, F = 24), fp32 output, K = 4096 per dot product with the operands decoded
+// fast path of the dot-product-add model: its integer path for the fused blocks of `hopper`
+// e4m3 (L = 32, F = 13, e8m13) and `ampere` f16 (L = 8, F = 24), its host path (the host's own
+// fp32 fma and add) for the fma chain `fp32-sequential` bf16, the reduction tree `x86-amx-bf16`
+// (two chains of FMAs, their sum, C; flushing) and the pairwise `cdna1` f16 (groups of 4); fp32
+// output, K = 4096 per dot product with the operands decoded
 // once, as gemm runs them: one row of A against kCols columns of B through dot_many (the kernel
 // interleaves the columns' block chains), kCols * K MACs per iteration. Baseline: native fp32
 // GEMM on one core, a register-blocked AVX2/FMA tile (fp32_gemm.hpp: 4 x 16 outputs, 8
 // accumulators), what a user's vectorized fp32 matmul reaches. Target: 1/6 of it.
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -41,7 +45,11 @@ void mma_cases(const Settings& s, Sink& sink) {
     const char* preset;
     const char* format;
   };
-  static const Model models[] = {{"hopper_e4m3", "hopper", "e4m3"}, {"ampere_f16", "ampere", "f16"}};
+  static const Model models[] = {{"hopper_e4m3", "hopper", "e4m3"},
+                                 {"ampere_f16", "ampere", "f16"},
+                                 {"fp32_sequential_bf16", "fp32-sequential", "bf16"},
+                                 {"amx_bf16", "x86-amx-bf16", "bf16"},
+                                 {"cdna1_f16", "cdna1", "f16"}};
   if (!fp32_gemm_vectorized())
     s.note("mma: no AVX2+FMA here; the fp32 GEMM baseline is the scalar fma() chain");
   std::vector<Case> cases;
@@ -74,7 +82,7 @@ void mma_cases(const Settings& s, Sink& sink) {
                    }});
   static std::vector<DotData> data;  // outlives the cases
   data.clear();
-  data.reserve(2);
+  data.reserve(std::size(models));
   const Format f32 = parse_format("f32");
   for (const Model& m : models) {
     const DotData& d = data.emplace_back(m.format, kK, 42, kCols);

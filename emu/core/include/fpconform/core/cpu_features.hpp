@@ -19,4 +19,8 @@ struct CpuFeatures {
 
 const CpuFeatures& cpu_features();
 
+// FPCONFORM_DISPATCH=portable: the fast paths take their portable code whatever the CPU has, so
+// that an AVX2 machine tests that code too (fdpa_kernel_portable in CTest).
+bool portable_dispatch();
+
 }  // namespace fpconform
