@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 
 #include "fpconform/characterize/order.hpp"
 #include "fpconform/characterize/probes.hpp"
@@ -130,8 +129,8 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
     if (found.disagreements == 0) break;
   }
   // Beyond the fixed structures: the summation tree FPRev recovers, its nodes typed by search.
-  std::optional<SumTree> order;
-  std::vector<SumTree> readings;  // order, and its other reading where the counts fit two shapes
+  // FPRev's tree, and its other reading where the counts fit two shapes (empty: not recovered)
+  std::vector<SumTree> readings;
   bool order_tried = false;
   auto try_tree = [&](SearchResult& current) {
     if (current.disagreements == 0 || current.params.structure == FdpaStructure::tree) return;
@@ -142,13 +141,12 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
       ev.finding = "not recovered";
       // A shorter k where a longer one fails: narrow outputs have room for fewer units beside
       // M's ulp steps (rounding toward zero), and one instruction is often enough.
-      for (int k = std::min(32, o.max_k); k >= 2 && !order; k /= 2) {
+      for (int k = std::min(32, o.max_k); k >= 2 && readings.empty(); k /= 2) {
         while (k > 1 && !t.supports_k(k)) --k;
         if (k < 2) break;
         try {
           OrderStats stats;
-          order = recover_order(t, k, &stats);
-          readings = {*order};
+          readings = {recover_order(t, k, &stats)};
           if (stats.ambiguous) {
             try {
               readings.push_back(recover_order(t, k, nullptr, ShapeChoice::wider_node));
@@ -156,7 +154,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
               // the other reading fits no tree further up: the first one stands alone
             }
           }
-          ev.finding = order->text();
+          ev.finding = readings.front().text();
           ev.proves += (ev.proves.empty() ? "" : "; ") + std::string("FPRev with k = ") +
                        std::to_string(k) + " (" + std::to_string(stats.queries) +
                        " queries), asked because the fixed structures leave cases unexplained";
@@ -169,7 +167,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
       progress("probe", "summation tree: " + ev.finding);
       r.evidence.push_back(std::move(ev));
     }
-    if (!order) return;
+    if (readings.empty()) return;
     SearchResult s = search_tree(current.params, readings, r.in, r.out, training);
     if (s.disagreements < current.disagreements) {
       s.changes.insert(s.changes.begin(), current.changes.begin(), current.changes.end());

@@ -12,69 +12,50 @@ namespace fpconform::characterize {
 
 namespace {
 
-// t with its inner node number `target` (pre-order, from 0) of the other kind: exact for a
-// rounding node, rounding for an exact one.
-SumTree flip_node(const SumTree& t, int target, int& seen) {
-  if (t.is_leaf()) return t;
-  const bool here = seen++ == target;
-  std::vector<SumTree> kids;
-  for (const SumTree& c : t.children()) kids.push_back(flip_node(c, target, seen));
-  return SumTree::node(std::move(kids), here != t.exact());
-}
-
-// t with the inner child `child` of inner node `target` merged into it (its children become the
-// node's own: a fused node where FPRev saw a rounding below it), or nullopt where that node has
-// no such child. Pre-order numbering as flip_node.
-std::optional<SumTree> merge_child(const SumTree& t, int target, int child, int& seen) {
+// t with its inner node number `target` (pre-order, from 0) replaced by edit(node), or nullopt
+// where there is no such node or the edit does not apply to it.
+template <class Edit>
+std::optional<SumTree> edit_at(const SumTree& t, int target, const Edit& edit, int& seen) {
   if (t.is_leaf()) return std::nullopt;
-  const bool here = seen++ == target;
-  std::vector<SumTree> kids;
-  bool merged = false;
-  for (std::size_t i = 0; i < t.children().size(); ++i) {
-    const SumTree& c = t.children()[i];
-    if (here && static_cast<int>(i) == child) {
-      if (c.is_leaf()) return std::nullopt;
-      kids.insert(kids.end(), c.children().begin(), c.children().end());
-      merged = true;
-      continue;
-    }
-    if (auto m = merge_child(c, target, child, seen)) {
-      kids.push_back(*m);
-      merged = true;
-    } else {
-      kids.push_back(c);
-    }
-  }
-  if (!merged) return std::nullopt;
-  return SumTree::node(std::move(kids), t.exact());
-}
-
-// t with children `i` and `j` of inner node `target` wrapped in a new rounding node (two
-// leaves FPRev saw as siblings of a wider node, or a child of the node above), or nullopt
-// where that node has fewer than three children.
-std::optional<SumTree> wrap_children(const SumTree& t, int target, int i, int j, int& seen) {
-  if (t.is_leaf()) return std::nullopt;
-  const bool here = seen++ == target;
-  const auto& ch = t.children();
+  if (seen++ == target) return edit(t);
   std::vector<SumTree> kids;
   bool changed = false;
-  if (here) {
-    if (ch.size() < 3) return std::nullopt;
-    for (std::size_t c = 0; c < ch.size(); ++c)
-      if (static_cast<int>(c) != i && static_cast<int>(c) != j) kids.push_back(ch[c]);
-    kids.push_back(SumTree::node({ch[static_cast<std::size_t>(i)], ch[static_cast<std::size_t>(j)]}));
-    return SumTree::node(std::move(kids), t.exact());
-  }
-  for (const SumTree& c : ch) {
-    if (auto w = wrap_children(c, target, i, j, seen)) {
-      kids.push_back(*w);
-      changed = true;
-    } else {
-      kids.push_back(c);
-    }
+  for (const SumTree& c : t.children()) {
+    std::optional<SumTree> e = edit_at(c, target, edit, seen);
+    changed = changed || e.has_value();
+    kids.push_back(e ? std::move(*e) : c);
   }
   if (!changed) return std::nullopt;
   return SumTree::node(std::move(kids), t.exact());
+}
+
+// The node of the other kind: exact for a rounding node, rounding for an exact one.
+std::optional<SumTree> flip_kind(const SumTree& node) {
+  return SumTree::node(node.children(), !node.exact());
+}
+
+// The inner child `child` merged into the node (its children become the node's own: a fused
+// node where FPRev saw a rounding below it).
+std::optional<SumTree> merge_child(const SumTree& node, std::size_t child) {
+  const auto& ch = node.children();
+  if (child >= ch.size() || ch[child].is_leaf()) return std::nullopt;
+  std::vector<SumTree> kids;
+  for (std::size_t i = 0; i < ch.size(); ++i)
+    if (i == child) kids.insert(kids.end(), ch[i].children().begin(), ch[i].children().end());
+    else kids.push_back(ch[i]);
+  return SumTree::node(std::move(kids), node.exact());
+}
+
+// Children i and j of a node of three or more wrapped in a new rounding node (two leaves FPRev
+// saw as siblings of a wider node, or a child of the node above).
+std::optional<SumTree> wrap_children(const SumTree& node, std::size_t i, std::size_t j) {
+  const auto& ch = node.children();
+  if (ch.size() < 3) return std::nullopt;
+  std::vector<SumTree> kids;
+  for (std::size_t c = 0; c < ch.size(); ++c)
+    if (c != i && c != j) kids.push_back(ch[c]);
+  kids.push_back(SumTree::node({ch[i], ch[j]}));
+  return SumTree::node(std::move(kids), node.exact());
 }
 
 void inner_nodes_in_order(const SumTree& t, std::vector<const SumTree*>& nodes) {
@@ -89,22 +70,20 @@ std::vector<SumTree> tree_edits(const SumTree& t) {
   std::vector<const SumTree*> nodes;
   inner_nodes_in_order(t, nodes);
   std::vector<SumTree> edits;
-  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+  const auto add = [&](int node, const auto& edit) {
     int seen = 0;
-    edits.push_back(flip_node(t, i, seen));
-  }
-  for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
-    for (int child = 0; child < static_cast<int>(nodes[i]->children().size()); ++child) {
-      int seen = 0;
-      if (auto m = merge_child(t, i, child, seen)) edits.push_back(*m);
-    }
-  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
-    const int width = static_cast<int>(nodes[n]->children().size());
-    for (int i = 0; width >= 3 && i < width; ++i)
-      for (int j = i + 1; j < width; ++j) {
-        int seen = 0;
-        if (auto w = wrap_children(t, n, i, j, seen)) edits.push_back(*w);
-      }
+    if (std::optional<SumTree> e = edit_at(t, node, edit, seen)) edits.push_back(std::move(*e));
+  };
+  const int count = static_cast<int>(nodes.size());
+  for (int n = 0; n < count; ++n) add(n, flip_kind);
+  for (int n = 0; n < count; ++n)
+    for (std::size_t child = 0; child < nodes[static_cast<std::size_t>(n)]->children().size(); ++child)
+      add(n, [child](const SumTree& node) { return merge_child(node, child); });
+  for (int n = 0; n < count; ++n) {
+    const std::size_t width = nodes[static_cast<std::size_t>(n)]->children().size();
+    for (std::size_t i = 0; width >= 3 && i < width; ++i)
+      for (std::size_t j = i + 1; j < width; ++j)
+        add(n, [i, j](const SumTree& node) { return wrap_children(node, i, j); });
   }
   return edits;
 }
