@@ -90,13 +90,16 @@ TEST(ClosedLoopExhaustive, RandomParameterSets) {
 
 // Reduction trees no preset has (random_tree_params): random shapes of 2 to 32 products, exact
 // inner nodes, C anywhere, every rounding, flushing and NaN rule.
-// FPCONFORM_RANDOM_TREES overrides the count (for quick runs).
+// FPCONFORM_RANDOM_TREES overrides the count and FPCONFORM_RANDOM_TREE_FIRST the first tree's
+// number (for quick runs, or to look at one tree).
 TEST(ClosedLoopExhaustive, RandomTrees) {
   const char* env = std::getenv("FPCONFORM_RANDOM_TREES");
-  const std::uint64_t count = env ? std::strtoull(env, nullptr, 10) : 200;
+  const char* first_env = std::getenv("FPCONFORM_RANDOM_TREE_FIRST");
+  const std::uint64_t first = first_env ? std::strtoull(first_env, nullptr, 10) : 0;
+  const std::uint64_t count = first + (env ? std::strtoull(env, nullptr, 10) : 200);
   const char* inputs[] = {"bf16", "f16", "e4m3", "e5m2"};
   Tally tally;
-  for (std::uint64_t i = 0; i < count; ++i) {
+  for (std::uint64_t i = first; i < count; ++i) {
     const Format in = parse_format(inputs[i % 4]);
     const Format out = parse_format(i % 3 == 2 && in.name != "bf16" ? "f16" : "f32");
     const FdpaParams p = random_tree_params(5000 + i);
