@@ -13,8 +13,6 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define FPC_HOST_X86 1
 #include <immintrin.h>
-// The lane templates pass AVX vectors by value only where they are inlined into AVX2 code.
-#pragma GCC diagnostic ignored "-Wpsabi"
 #else
 #define FPC_HOST_X86 0
 #endif
@@ -156,6 +154,7 @@ struct PortableLanes {
     T v[kLanes];
   };
   using M = unsigned;
+  static constexpr bool has_transpose8 = false;
   static V load(const T* p) {
     V r;
     for (int j = 0; j < kLanes; ++j) r.v[j] = p[j];
@@ -188,13 +187,12 @@ struct PortableLanes {
 };
 
 #if FPC_HOST_X86
-// Not always_inline (the generic bodies that call them are of the baseline target): `flatten` on
-// the AVX2 entry points inlines them there.
 #define FPC_AVX2_FMA __attribute__((target("avx2,fma"))) inline
 
 struct Avx2Lanes32 {
   using V = __m256;
   using M = __m256;
+  static constexpr bool has_transpose8 = true;
   FPC_AVX2_FMA static V load(const float* p) { return _mm256_loadu_ps(p); }
   FPC_AVX2_FMA static V splat(float x) { return _mm256_set1_ps(x); }
   FPC_AVX2_FMA static void store(float* p, V x) { _mm256_storeu_ps(p, x); }
@@ -235,6 +233,7 @@ struct Avx2Lanes64 {
     __m256d lo, hi;
   };
   using M = V;
+  static constexpr bool has_transpose8 = false;
   FPC_AVX2_FMA static V load(const double* p) { return {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
   FPC_AVX2_FMA static V splat(double x) { return {_mm256_set1_pd(x), _mm256_set1_pd(x)}; }
   FPC_AVX2_FMA static void store(double* p, V x) {
@@ -259,148 +258,24 @@ struct Avx2Lanes64 {
   }
 };
 #endif
-#define FPC_LANES_INLINE inline
-
-// The lanes' operands of products i0 .. i0 + len - 1, lane-interleaved: tb[i * 8 + j] is lane
-// j's b of product i0 + i; ta likewise, or ta[i] alone when every lane reads the same a (a row
-// of A against eight columns of B).
-template <class L, class T>
-FPC_LANES_INLINE void gather(const T* const* a, const T* const* b, std::size_t sb, std::size_t i0,
-                             std::size_t len, bool shared_a, T* ta, T* tb) {
-  std::size_t i = 0;
+namespace portable_lanes {
+#define FPC_LANES_FN inline
+#include "fdpa_host_lanes.inc"
+#undef FPC_LANES_FN
+}  // namespace portable_lanes
 #if FPC_HOST_X86
-  if constexpr (std::is_same_v<L, Avx2Lanes32>)
-    for (; i + 8 <= len; i += 8) {
-      if (shared_a) std::copy_n(a[0] + i0 + i, 8, ta + i);
-      else L::transpose8(a, i0 + i, ta + i * kLanes);
-      if (sb == 1) L::transpose8(b, i0 + i, tb + i * kLanes);
-      else
-        for (std::size_t t = i; t < i + 8; ++t)
-          for (int j = 0; j < kLanes; ++j) tb[t * kLanes + j] = b[j][(i0 + t) * sb];
-    }
+namespace avx2_lanes {
+#define FPC_LANES_FN __attribute__((target("avx2,fma"))) inline
+#include "fdpa_host_lanes.inc"
+#undef FPC_LANES_FN
+}  // namespace avx2_lanes
 #endif
-  for (; i < len; ++i) {
-    if (shared_a) ta[i] = a[0][i0 + i];
-    else
-      for (int j = 0; j < kLanes; ++j) ta[i * kLanes + j] = a[j][i0 + i];
-    for (int j = 0; j < kLanes; ++j) tb[i * kLanes + j] = b[j][(i0 + i) * sb];
-  }
-}
-
-template <class L, class T, bool kShared>
-FPC_LANES_INLINE typename L::V lane_a(const T* ta, std::size_t i) {
-  if constexpr (kShared) return L::splat(ta[i]);
-  else return L::load(ta + i * kLanes);
-}
-
-// acc = fma(a[i], b[i], acc) over the tile's len products, eight chains at once.
-template <class L, class T, bool kTrack, bool kShared>
-FPC_LANES_INLINE void chain_body(const T* ta, const T* tb, std::size_t len, T* acc,
-                                 unsigned& small) {
-  typename L::V r = L::load(acc);
-  typename L::M m = L::none();
-  for (std::size_t i = 0; i < len; ++i) {
-    r = L::fma(lane_a<L, T, kShared>(ta, i), L::load(tb + i * kLanes), r);
-    if constexpr (kTrack) m = L::mark(m, r);
-  }
-  L::store(acc, r);
-  if constexpr (kTrack) small |= L::bits(m);
-}
-
-// One instruction's program over eight chains, its operands in tiles.
-template <class L, class T, bool kTrack, bool kShared>
-FPC_LANES_INLINE void program_body(const HostProgram& prog, const T* ta, const T* tb, T* regs,
-                                   unsigned& small) {
-  typename L::M m = L::none();
-  for (const HostOp& op : prog.ops) {
-    const auto p = static_cast<std::size_t>(op.p), q = static_cast<std::size_t>(op.q);
-    typename L::V r = L::splat(T(0));
-    switch (op.kind) {
-      case HostOp::Kind::fma:
-        r = L::fma(lane_a<L, T, kShared>(ta, p), L::load(tb + p * kLanes),
-                   L::load(regs + static_cast<std::size_t>(op.x) * kLanes));
-        break;
-      case HostOp::Kind::fma_pair: {
-        const typename L::V lo =
-            L::fma(lane_a<L, T, kShared>(ta, q), L::load(tb + q * kLanes), L::splat(T(0)));
-        if constexpr (kTrack) m = L::mark(m, lo);
-        r = L::fma(lane_a<L, T, kShared>(ta, p), L::load(tb + p * kLanes), lo);
-        break;
-      }
-      case HostOp::Kind::product:
-        r = L::fma(lane_a<L, T, kShared>(ta, p), L::load(tb + p * kLanes), L::splat(T(0)));
-        break;
-      case HostOp::Kind::add:
-        r = L::add(L::load(regs + static_cast<std::size_t>(op.x) * kLanes),
-                   L::load(regs + static_cast<std::size_t>(op.y) * kLanes));
-        break;
-    }
-    if constexpr (kTrack) m = L::mark(m, r);
-    L::store(regs + static_cast<std::size_t>(op.dst) * kLanes, r);
-  }
-  if constexpr (kTrack) small |= L::bits(m);
-}
-
-constexpr std::size_t kChainTile = 64;  // products per tile of the chain
-
-// The whole chain of k products, gathered into tiles, then run; `small` collects the lanes that
-// met a value the unit would flush.
-template <class L, class T>
-FPC_LANES_INLINE void chain_run(const T* const* a, const T* const* b, std::size_t sb,
-                                std::size_t k, bool shared, bool track_small, T* acc,
-                                unsigned& small) {
-  alignas(64) T ta[kChainTile * kLanes], tb[kChainTile * kLanes];
-  for (std::size_t i0 = 0; i0 < k; i0 += kChainTile) {
-    const std::size_t len = std::min(kChainTile, k - i0);
-    gather<L>(a, b, sb, i0, len, shared, ta, tb);
-    if (shared) {
-      if (track_small) chain_body<L, T, true, true>(ta, tb, len, acc, small);
-      else chain_body<L, T, false, true>(ta, tb, len, acc, small);
-    } else {
-      if (track_small) chain_body<L, T, true, false>(ta, tb, len, acc, small);
-      else chain_body<L, T, false, false>(ta, tb, len, acc, small);
-    }
-  }
-}
-
-// Instructions of `width` products over k products (the last one `last` where k is not a
-// multiple of width), several to a tile, each instruction's C the previous one's result.
-template <class L, class T>
-FPC_LANES_INLINE void tree_run(const HostProgram& full, const HostProgram& last, std::size_t width,
-                               const T* const* a, const T* const* b, std::size_t sb,
-                               std::size_t k, bool shared, bool track_small, T* acc,
-                               unsigned& small) {
-  const std::size_t per_tile = width * std::max<std::size_t>(1, kChainTile / width);
-  std::vector<T> ta(per_tile * kLanes), tb(per_tile * kLanes),
-      regs(static_cast<std::size_t>(std::max(full.registers, last.registers)) * kLanes);
-  std::copy_n(acc, kLanes, regs.begin());
-  for (std::size_t i0 = 0; i0 < k; i0 += per_tile) {
-    const std::size_t len = std::min(per_tile, k - i0);
-    gather<L>(a, b, sb, i0, len, shared, ta.data(), tb.data());
-    for (std::size_t base = 0; base < len; base += width) {
-      const HostProgram& prog = len - base >= width ? full : last;
-      const T* pa = ta.data() + base * (shared ? 1 : kLanes);
-      const T* pb = tb.data() + base * kLanes;
-      if (shared) {
-        if (track_small) program_body<L, T, true, true>(prog, pa, pb, regs.data(), small);
-        else program_body<L, T, false, true>(prog, pa, pb, regs.data(), small);
-      } else {
-        if (track_small) program_body<L, T, true, false>(prog, pa, pb, regs.data(), small);
-        else program_body<L, T, false, false>(prog, pa, pb, regs.data(), small);
-      }
-      if (prog.result != 0)
-        std::copy_n(regs.begin() + static_cast<std::ptrdiff_t>(prog.result) * kLanes, kLanes,
-                    regs.begin());
-    }
-  }
-  std::copy_n(regs.begin(), kLanes, acc);
-}
 
 template <class T>
 __attribute__((flatten)) void chain_portable(const T* const* a, const T* const* b,
                                              std::size_t sb, std::size_t k, bool shared,
                                              bool track_small, T* acc, unsigned& small) {
-  chain_run<PortableLanes<T>>(a, b, sb, k, shared, track_small, acc, small);
+  portable_lanes::chain_run<PortableLanes<T>>(a, b, sb, k, shared, track_small, acc, small);
 }
 template <class T>
 __attribute__((flatten)) void tree_portable(const HostProgram& full, const HostProgram& last,
@@ -408,7 +283,7 @@ __attribute__((flatten)) void tree_portable(const HostProgram& full, const HostP
                                             const T* const* b, std::size_t sb, std::size_t k,
                                             bool shared, bool track_small, T* acc,
                                             unsigned& small) {
-  tree_run<PortableLanes<T>>(full, last, width, a, b, sb, k, shared, track_small, acc, small);
+  portable_lanes::tree_run<PortableLanes<T>>(full, last, width, a, b, sb, k, shared, track_small, acc, small);
 }
 
 #if FPC_HOST_X86
@@ -420,7 +295,7 @@ __attribute__((target("avx2,fma"), flatten)) void chain_avx2(const T* const* a,
                                                              std::size_t k, bool shared,
                                                              bool track_small, T* acc,
                                                              unsigned& small) {
-  chain_run<Avx2Lanes<T>>(a, b, sb, k, shared, track_small, acc, small);
+  avx2_lanes::chain_run<Avx2Lanes<T>>(a, b, sb, k, shared, track_small, acc, small);
 }
 template <class T>
 __attribute__((target("avx2,fma"), flatten)) void tree_avx2(const HostProgram& full,
@@ -430,7 +305,7 @@ __attribute__((target("avx2,fma"), flatten)) void tree_avx2(const HostProgram& f
                                                             std::size_t k, bool shared,
                                                             bool track_small, T* acc,
                                                             unsigned& small) {
-  tree_run<Avx2Lanes<T>>(full, last, width, a, b, sb, k, shared, track_small, acc, small);
+  avx2_lanes::tree_run<Avx2Lanes<T>>(full, last, width, a, b, sb, k, shared, track_small, acc, small);
 }
 #endif
 
