@@ -146,14 +146,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
         if (k < 2) break;
         try {
           OrderStats stats;
-          readings = {recover_order(t, k, &stats)};
-          if (stats.ambiguous) {
-            try {
-              readings.push_back(recover_order(t, k, nullptr, ShapeChoice::wider_node));
-            } catch (const Error&) {
-              // the other reading fits no tree further up: the first one stands alone
-            }
-          }
+          readings = recover_readings(t, k, &stats);
           ev.finding = readings.front().text();
           ev.proves += (ev.proves.empty() ? "" : "; ") + std::string("FPRev with k = ") +
                        std::to_string(k) + " (" + std::to_string(stats.queries) +

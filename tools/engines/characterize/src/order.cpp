@@ -215,13 +215,9 @@ class Recovery {
   Recovery(Target& t, int k, OrderStats& st, ShapeChoice choice)
       : t_(t), k_(k), st_(st), choice_(choice) {}
 
-  SumTree run() {
-    const std::string where = t_.name();
-    if (k_ < 1) throw Error(where, "summation order: k must be at least 1");
-    if (!t_.supports_k(k_))
-      throw Error(where, "summation order: the target does not take k = " + std::to_string(k_));
-    if (const std::string why = t_.unavailable(); !why.empty()) throw Error(where, why);
-    pick_summands();
+ private:
+  // The tree from the pivot counts, round by round.
+  SumTree build() {
     std::vector<int> all{kC};
     for (int i = 0; i < k_; ++i) all.push_back(i);
     std::vector<ForestTask> tasks{{all, k_ + 2, 0}};
@@ -231,11 +227,32 @@ class Recovery {
       for (const ForestTask& task : tasks) split(task, next);
       tasks.swap(next);
     }
-    const SumTree tree = arena_.tree(arena_.nodes[0].kids.at(0));
+    return arena_.tree(arena_.nodes[0].kids.at(0));
+  }
+
+ public:
+
+  SumTree run() {
+    const std::string where = t_.name();
+    if (k_ < 1) throw Error(where, "summation order: k must be at least 1");
+    if (!t_.supports_k(k_))
+      throw Error(where, "summation order: the target does not take k = " + std::to_string(k_));
+    if (const std::string why = t_.unavailable(); !why.empty()) throw Error(where, why);
+    pick_summands();
+    const SumTree tree = build();
     st_.order_visible = !(tree.exact() && static_cast<int>(tree.children().size()) == k_ + 1);
     if (!st_.order_visible)
       st_.notes.push_back("no summand absorbed another: an exact sum, the order is not visible");
     return tree;
+  }
+
+  // After run() found the counts ambiguous: the tree with the other ShapeChoice. Its pairs
+  // already measured are not asked again.
+  SumTree other_reading() {
+    choice_ = choice_ == ShapeChoice::leaves_above ? ShapeChoice::wider_node
+                                                   : ShapeChoice::leaves_above;
+    arena_ = Arena{};
+    return build();
   }
 
  private:
@@ -282,7 +299,8 @@ class Recovery {
     std::vector<std::pair<int, int>> todo;
     for (const ForestTask& task : tasks)
       for (std::size_t i = 1; i < task.leaves.size(); ++i)
-        todo.emplace_back(task.leaves[0], task.leaves[i]);
+        if (!lca_.contains({task.leaves[0], task.leaves[i]}))
+          todo.emplace_back(task.leaves[0], task.leaves[i]);
     std::vector<std::uint64_t> last;  // the last answers of the pairs still in todo
     for (int variant = 0; variant < 4 && !todo.empty(); ++variant) {
       const bool swapped = variant & 1, negative = variant & 2;
@@ -463,6 +481,23 @@ SumTree recover_order(Target& t, int k, OrderStats* stats, ShapeChoice choice) {
   OrderStats& st = stats ? *stats : local;
   st = OrderStats{};
   return Recovery(t, k, st, choice).run();
+}
+
+std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats) {
+  OrderStats local;
+  OrderStats& st = stats ? *stats : local;
+  st = OrderStats{};
+  Recovery r(t, k, st, ShapeChoice::leaves_above);
+  std::vector<SumTree> readings{r.run()};
+  if (st.ambiguous) {
+    try {
+      SumTree other = r.other_reading();
+      if (other != readings.front()) readings.push_back(std::move(other));
+    } catch (const Error&) {
+      st.notes.push_back("the other reading fits no tree: the first one stands alone");
+    }
+  }
+  return readings;
 }
 
 }  // namespace fpconform::characterize

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "fpconform/fdpa_spec.hpp"
@@ -453,6 +454,7 @@ SumTree splice_exact(const SumTree& t) {
 // other reading may be the generator's).
 TEST(RecoverOrder, RandomTrees) {
   int exact = 0, ambiguous = 0, other_reading = 0, refused = 0;
+  std::uint64_t queries_both = 0, queries_separate = 0;  // where there are two readings
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     const int products = 2 + static_cast<int>(seed % 31);
     const SumTree tree = random_sum_tree(7000 + seed, products, 0.15);
@@ -471,11 +473,26 @@ TEST(RecoverOrder, RandomTrees) {
       }
       EXPECT_TRUE(st.ambiguous) << "another tree, unflagged: " << got.text() << " for " << tree.text();
       ++ambiguous;
+      // Both readings from one recovery: the same trees as two separate ones, fewer queries.
+      OrderStats both;
+      const std::vector<SumTree> readings = recover_readings(t, products, &both);
+      ASSERT_FALSE(readings.empty());
+      EXPECT_EQ(rounding_nodes(readings.front()), got);
+      OrderStats wider;
+      std::optional<SumTree> separate;
       try {
-        if (rounding_nodes(recover_order(t, products, nullptr, ShapeChoice::wider_node)) ==
-            splice_exact(tree))
-          ++other_reading;
+        separate = recover_order(t, products, &wider, ShapeChoice::wider_node);
       } catch (const Error&) {
+      }
+      if (readings.size() == 2) {
+        ASSERT_TRUE(separate.has_value()) << tree.text();
+        EXPECT_EQ(readings[1], *separate) << tree.text();
+        EXPECT_LT(both.queries, st.queries + wider.queries) << tree.text();
+        queries_both += both.queries;
+        queries_separate += st.queries + wider.queries;
+        if (rounding_nodes(readings[1]) == splice_exact(tree)) ++other_reading;
+      } else if (separate) {
+        EXPECT_EQ(*separate, readings.front()) << tree.text();
       }
     } catch (const Error& e) {
       ++refused;
@@ -483,7 +500,10 @@ TEST(RecoverOrder, RandomTrees) {
     }
   }
   std::printf("random trees: %d recovered, %d another shape the counts also fit (%d of them the "
-              "other reading), %d refused\n", exact, ambiguous, other_reading, refused);
+              "other reading), %d refused; both readings in %llu queries (%llu apart)\n",
+              exact, ambiguous, other_reading, refused,
+              static_cast<unsigned long long>(queries_both),
+              static_cast<unsigned long long>(queries_separate));
   EXPECT_GE(exact, 120);
   EXPECT_GE(exact + other_reading, 160);
 }

@@ -30,7 +30,7 @@ struct OrderStats {
   // order cannot be seen (an exact sum, or rounding only at the end).
   bool order_visible = true;
   // The pivot counts fit two shapes at some node (more children of it, or a node above it):
-  // recover_order with the other `ShapeChoice` gives the other reading.
+  // recover_order with the other `ShapeChoice` gives the other reading (recover_readings).
   bool ambiguous = false;
   std::vector<std::string> notes;
 };
@@ -64,6 +64,11 @@ enum class ShapeChoice : std::uint8_t { leaves_above, wider_node };
 // format too narrow for the stepping read) or the counts fit no tree.
 SumTree recover_order(Target& t, int k, OrderStats* stats = nullptr,
                       ShapeChoice choice = ShapeChoice::leaves_above);
+
+// recover_order's tree and, where the counts are ambiguous (OrderStats::ambiguous) and the
+// other ShapeChoice fits a different tree, that tree second: one set of summands, and only
+// the pairs the second shape asks for that the first did not are queried again.
+std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats = nullptr);
 
 // A recovered tree as the tree structure (fdpa.hpp) reads it: its exact nodes, which absorb
 // nothing, are exact sums rounded once, "( )" nodes there (a "[ ]" node there is passed up
