@@ -215,23 +215,6 @@ class Recovery {
   Recovery(Target& t, int k, OrderStats& st, ShapeChoice choice)
       : t_(t), k_(k), st_(st), choice_(choice) {}
 
- private:
-  // The tree from the pivot counts, round by round.
-  SumTree build() {
-    std::vector<int> all{kC};
-    for (int i = 0; i < k_; ++i) all.push_back(i);
-    std::vector<ForestTask> tasks{{all, k_ + 2, 0}};
-    while (!tasks.empty()) {
-      measure(tasks);
-      std::vector<ForestTask> next;
-      for (const ForestTask& task : tasks) split(task, next);
-      tasks.swap(next);
-    }
-    return arena_.tree(arena_.nodes[0].kids.at(0));
-  }
-
- public:
-
   SumTree run() {
     const std::string where = t_.name();
     if (k_ < 1) throw Error(where, "summation order: k must be at least 1");
@@ -256,6 +239,20 @@ class Recovery {
   }
 
  private:
+  // The tree from the pivot counts, round by round.
+  SumTree build() {
+    std::vector<int> all{kC};
+    for (int i = 0; i < k_; ++i) all.push_back(i);
+    std::vector<ForestTask> tasks{{all, k_ + 2, 0}};
+    while (!tasks.empty()) {
+      measure(tasks);
+      std::vector<ForestTask> next;
+      for (const ForestTask& task : tasks) split(task, next);
+      tasks.swap(next);
+    }
+    return arena_.tree(arena_.nodes[0].kids.at(0));
+  }
+
   // Chooses M and the unit; subnormal units are checked by one all-units row (a target that
   // flushes reads them as 0), and narrower ones are used where they fail.
   void pick_summands() {
