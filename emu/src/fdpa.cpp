@@ -152,9 +152,9 @@ struct Step {
 
 // Products are exact; without sub-sums each is scaled here (significands multiplied, exponents
 // added); with sub-sums they stay unscaled for step_terms. A zero scale makes a zero product.
-Step read_step(const FdpaParams& p, const Format& in, const Format& out,
-               std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+Step read_step(const FdpaParams& p, const FdpaFormats& f, std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                std::uint64_t c_code, const Scales& sc) {
+  const Format& out = f.d;
   Step s;
   s.products.resize(a.size());
   bool any_nan = false, pos_inf = false, neg_inf = false;
@@ -163,7 +163,7 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
     s.any_negative_zero = s.any_negative_zero || negative;
   };
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const ExactValue x = read(a[i], in, p), y = read(b[i], in, p);
+    const ExactValue x = read(a[i], f.a, p), y = read(b[i], f.b, p);
     const ScaleValue& ka = sc.sa(i);
     const ScaleValue& kb = sc.sb(i);
     const bool negative = x.negative != y.negative, scale_zero = ka.zero || kb.zero;
@@ -184,7 +184,7 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
     t.negative = negative;
     t.sig = x.sig * y.sig;  // both below 2^64: exact
     t.lsb = x.exp + y.exp;
-    t.lead = (x.exp + in.man_bits) + (y.exp + in.man_bits);
+    t.lead = (x.exp + f.a.man_bits) + (y.exp + f.b.man_bits);
     if (p.structure == FdpaStructure::fused) {
       if (p.product_bits >= 1 && bit_length(t.sig) > p.product_bits) {
         const int to = t.lsb + bit_length(t.sig) - p.product_bits;
@@ -207,7 +207,7 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
     s.all_zero = false;
     s.products[i] = t;
   }
-  s.cv = read(c_code, out, p);
+  s.cv = read(c_code, f.c, p);
   if (s.cv.is_nan()) any_nan = true;
   if (s.cv.is_inf()) (s.cv.negative ? neg_inf : pos_inf) = true;
   if (any_nan || (pos_inf && neg_inf)) {
@@ -219,7 +219,7 @@ Step read_step(const FdpaParams& p, const Format& in, const Format& out,
   }
   if (s.cv.is_zero()) note_zero(s.cv.negative);
   else s.all_zero = false;
-  s.c = term_of(s.cv, out);
+  s.c = term_of(s.cv, f.c);
   return s;
 }
 
@@ -297,10 +297,10 @@ struct GroupSum {
   int e = INT_MIN;  // INT_MIN: no term counted
 };
 
-std::uint64_t fused_step(const FdpaParams& p, const Format& in, const Format& out,
+std::uint64_t fused_step(const FdpaParams& p, const FdpaFormats& f,
                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::uint64_t c_code, const Scales& sc) {
-  const Step s = read_step(p, in, out, a, b, c_code, sc);
+  const Step s = read_step(p, f, a, b, c_code, sc);
   if (s.special) return s.special_bits;
   std::vector<Term> grouped;
   const std::vector<Term>& terms = step_terms(p, s, sc, grouped);
@@ -360,15 +360,15 @@ std::uint64_t fused_step(const FdpaParams& p, const Format& in, const Format& ou
       total = value_of(t, u);
     }
   }
-  return finish(p, out, s, total);
+  return finish(p, f.d, s, total);
 }
 
 // ---- exact (Kulisch) ----
 
-std::uint64_t exact_step(const FdpaParams& p, const Format& in, const Format& out,
+std::uint64_t exact_step(const FdpaParams& p, const FdpaFormats& f,
                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                          std::uint64_t c_code, const Scales& sc) {
-  const Step s = read_step(p, in, out, a, b, c_code, sc);
+  const Step s = read_step(p, f, a, b, c_code, sc);
   if (s.special) return s.special_bits;
   std::vector<Term> grouped;
   const std::vector<Term>& terms = step_terms(p, s, sc, grouped);
@@ -390,18 +390,18 @@ std::uint64_t exact_step(const FdpaParams& p, const Format& in, const Format& ou
     if (s.c.sig) acc.add(s.c.negative, s.c.sig, s.c.lsb);
     total = acc.value();
   }
-  return finish(p, out, s, total);
+  return finish(p, f.d, s, total);
 }
 
 // ---- pairwise and sequential: IEEE operations in `out` ----
 
 struct Ieee {
   const FdpaParams& p;
-  const Format& in;
+  const FdpaFormats& formats;
   const Format& out;
   OpOptions o;
 
-  Ieee(const FdpaParams& params, const Format& i, const Format& f) : p(params), in(i), out(f) {
+  Ieee(const FdpaParams& params, const FdpaFormats& f) : p(params), formats(f), out(f.d) {
     o.rounding = params.out_rounding;
     o.rounding.ftz = false;
     o.rounding.daz = false;
@@ -433,21 +433,32 @@ struct Ieee {
 
 std::uint64_t pairwise_tree(const Ieee& f, std::span<const std::uint64_t> a,
                             std::span<const std::uint64_t> b) {
-  if (a.size() == 1) return f.fma(f.input(a[0], f.in), f.input(b[0], f.in), f.out.zero_code(false));
+  if (a.size() == 1)
+    return f.fma(f.input(a[0], f.formats.a), f.input(b[0], f.formats.b), f.out.zero_code(false));
   const std::size_t m = a.size() / 2;
   const std::uint64_t left = pairwise_tree(f, a.first(m), b.first(m));
   const std::uint64_t right = pairwise_tree(f, a.subspan(m), b.subspan(m));
   return f.add(left, right);
 }
 
-void check_fits(const Format& in, const Format& out) {
+void check_fits(const Format& in, const Format& out, const char* what) {
   if (!holds_exactly(in, out))
-    throw Error("in", "this structure computes in " + out.name + ", which cannot hold every " +
+    throw Error(what, "this structure computes in " + out.name + ", which cannot hold every " +
                           in.name + " value exactly");
 }
 
+void check_fits(const FdpaFormats& f) {
+  const bool one_input = f.a == f.b;
+  check_fits(f.a, f.d, one_input ? "in" : "a");
+  if (!one_input) check_fits(f.b, f.d, "b");
+  if (!(f.c == f.d)) check_fits(f.c, f.d, "c");
+}
+
+// The formats of the steps after the first: C is then the previous step's D.
+FdpaFormats chained(const FdpaFormats& f) { return FdpaFormats(f.a, f.b, f.d, f.d); }
+
 // fdpa and fdpa_scaled: `sc` holds the scales (empty: unit scales).
-std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
+std::uint64_t run(const FdpaParams& p, const FdpaFormats& f,
                   std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                   Scales& sc, std::uint64_t c);
 
@@ -466,9 +477,14 @@ int max_acc_frac_bits(const Format& out) { return 64 - out.width() + out.man_bit
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c) {
+  return fdpa(p, FdpaFormats(in, out), a, b, c);
+}
+
+std::uint64_t fdpa(const FdpaParams& p, const FdpaFormats& f, std::span<const std::uint64_t> a,
+                   std::span<const std::uint64_t> b, std::uint64_t c) {
   Scales unit;
   if (p.instr_k == 0 && p.k_order == KOrder::natural && !p.c_last)
-    return run(p, in, out, a, b, unit, c);
+    return run(p, f, a, b, unit, c);
   // Instruction by instruction: reorder its k, run its blocks (from +0 with c_last), add C.
   if (a.size() != b.size())
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
@@ -484,6 +500,11 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
   const std::size_t chunk = p.instr_k > 0 ? static_cast<std::size_t>(p.instr_k) : a.size();
   std::vector<std::uint64_t> av, bv;
   std::uint64_t d = c;
+  if (p.c_last && !(f.c == f.d)) {  // C joins by an IEEE addition in D's format
+    check_fits(f.c, f.d, "c");
+    d = convert(c, f.c, f.d, Rounding{}).bits;
+  }
+  FdpaFormats step = p.c_last ? chained(f) : f;
   std::size_t k0 = 0;
   do {
     const std::size_t k1 = std::min(a.size(), k0 + chunk);
@@ -496,11 +517,12 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
         bv.push_back(b[k]);
       }
     if (p.c_last) {
-      const std::uint64_t t = run(inner, in, out, av, bv, unit, 0);
+      const std::uint64_t t = run(inner, step, av, bv, unit, 0);
       const std::uint64_t ops[3] = {t, d, 0};
-      d = apply_op(Op::add, out, ops, add_options).bits;
+      d = apply_op(Op::add, f.d, ops, add_options).bits;
     } else {
-      d = run(inner, in, out, av, bv, unit, d);
+      d = run(inner, step, av, bv, unit, d);
+      step = chained(f);
     }
     k0 = k1;
   } while (k0 < a.size());
@@ -508,6 +530,13 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
 }
 
 std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& out,
+                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                          const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                          std::span<const std::uint64_t> scale_b, std::uint64_t c) {
+  return fdpa_scaled(p, FdpaFormats(in, out), a, b, scale_format, scale_a, scale_b, c);
+}
+
+std::uint64_t fdpa_scaled(const FdpaParams& p, const FdpaFormats& f,
                           std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                           const Format& scale_format, std::span<const std::uint64_t> scale_a,
                           std::span<const std::uint64_t> scale_b, std::uint64_t c) {
@@ -526,7 +555,7 @@ std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& o
     throw Error("subsum", "scale_block and block must be multiples of subsum");
   if (scale_format.has_inf())
     throw Error("scale_format", "scale formats with infinities are not modelled");
-  if (2 * in.precision() + 2 * scale_format.precision() > 126)
+  if (f.a.precision() + f.b.precision() + 2 * scale_format.precision() > 126)
     throw Error("scale_format", "scaled products need more than the model's 126-bit terms");
   Scales sc;
   sc.block = static_cast<std::size_t>(p.scale_block);
@@ -534,14 +563,17 @@ std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& o
     sc.a.push_back(read_scale(scale_a[i], scale_format));
     sc.b.push_back(read_scale(scale_b[i], scale_format));
   }
-  return run(p, in, out, a, b, sc, c);
+  return run(p, f, a, b, sc, c);
 }
 
 namespace {
 
-std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
-                  std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                  Scales& sc, std::uint64_t c) {
+// The largest significand field of a, b and C (the model's integer widths bound them).
+int widest_input(const FdpaFormats& f) { return std::max({f.a.man_bits, f.b.man_bits, f.c.man_bits}); }
+
+std::uint64_t run(const FdpaParams& p, const FdpaFormats& f, std::span<const std::uint64_t> a,
+                  std::span<const std::uint64_t> b, Scales& sc, std::uint64_t c) {
+  const Format& out = f.d;
   if (a.size() != b.size())
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
                          std::to_string(b.size()));
@@ -557,38 +589,41 @@ std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
     throw Error("subsum", "sub-sums need the fused or exact structure");
   switch (p.structure) {
     case FdpaStructure::sequential: {
-      check_fits(in, out);
-      const Ieee f(p, in, out);
-      std::uint64_t d = f.input(c, out);
-      for (std::size_t i = 0; i < a.size(); ++i) d = f.fma(f.input(a[i], in), f.input(b[i], in), d);
+      check_fits(f);
+      const Ieee ieee(p, f);
+      std::uint64_t d = ieee.input(c, f.c);
+      for (std::size_t i = 0; i < a.size(); ++i)
+        d = ieee.fma(ieee.input(a[i], f.a), ieee.input(b[i], f.b), d);
       return d;
     }
     case FdpaStructure::pairwise: {
       if (p.block < 1) throw Error("block", "pairwise group size must be at least 1");
-      check_fits(in, out);
-      const Ieee f(p, in, out);
-      std::uint64_t d = f.input(c, out);
+      check_fits(f);
+      const Ieee ieee(p, f);
+      std::uint64_t d = ieee.input(c, f.c);
       for (std::size_t k = 0; k < a.size(); k += static_cast<std::size_t>(p.block)) {
         const std::size_t len = std::min<std::size_t>(p.block, a.size() - k);
-        d = f.add(d, pairwise_tree(f, a.subspan(k, len), b.subspan(k, len)));
+        d = ieee.add(d, pairwise_tree(ieee, a.subspan(k, len), b.subspan(k, len)));
       }
       return d;
     }
     case FdpaStructure::exact: {
       if (p.block < 0) throw Error("block", "exact block size must be 0 (all) or positive");
-      if (in.man_bits > 63 || out.man_bits > 63) throw Error("in", "formats of up to 64-bit significands");
+      if (widest_input(f) > 63 || out.man_bits > 63)
+        throw Error("in", "formats of up to 64-bit significands");
       const std::size_t step = p.block == 0 ? std::max<std::size_t>(a.size(), 1) : p.block;
+      const FdpaFormats later = chained(f);
       std::uint64_t d = c;
       std::size_t k = 0;
       do {
         const std::size_t len = std::min(step, a.size() - k);
         sc.first = k;
-        d = exact_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d, sc);
+        d = exact_step(p, k == 0 ? f : later, a.subspan(k, len), b.subspan(k, len), d, sc);
         k += len;
       } while (k < a.size());
       return d;
     }
-    case FdpaStructure::tree: return detail::tree_dot(p, in, out, a, b, c);
+    case FdpaStructure::tree: return detail::tree_dot(p, f, a, b, c);
     case FdpaStructure::fused: break;
   }
   if (p.block < 1 || p.block > 64) throw Error("block", "block size must be 1..64");
@@ -601,14 +636,15 @@ std::uint64_t run(const FdpaParams& p, const Format& in, const Format& out,
       (p.late_sum_frac_bits < 0 || p.late_sum_frac_bits > 100 || p.late_c_frac_bits < 0 ||
        p.late_c_frac_bits > 100))
     throw Error("late_sum_frac_bits", "late fraction bits must be 0..100");
-  if (in.man_bits > 52 || out.man_bits > 63)
+  if (std::max(f.a.man_bits, f.b.man_bits) > 52 || f.c.man_bits > 63 || out.man_bits > 63)
     throw Error("in", "the fused structure takes inputs of up to 53-bit significands");
+  const FdpaFormats later = chained(f);
   std::uint64_t d = c;
   std::size_t k = 0;
   do {
     const std::size_t len = std::min<std::size_t>(p.block, a.size() - k);
     sc.first = k;
-    d = fused_step(p, in, out, a.subspan(k, len), b.subspan(k, len), d, sc);
+    d = fused_step(p, k == 0 ? f : later, a.subspan(k, len), b.subspan(k, len), d, sc);
     k += len;
   } while (k < a.size());
   return d;

@@ -584,22 +584,31 @@ TwoPassFn two_pass_for(int block) {
 }  // namespace
 
 FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
-    : p_(p), in_(in), out_(out) {
+    : FdpaKernel(p, FdpaFormats(in, out)) {}
+
+FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
+    : p_(p), formats_(f), in_(f.a), in_b_(f.b), out_(f.d),
+      product_man_bits_(f.a.man_bits + f.b.man_bits) {
+  const Format& in = f.a;
+  const Format& out = f.d;
+  // Short inputs (both operands), whose significands multiply within 32 bits. A C in a format
+  // other than D's goes to the model: its first block reads C in that format, later ones in D's.
+  const bool short_inputs = f.c == f.d && in.width() <= 16 && in.precision() <= 12 &&
+                            in_b_.width() <= 16 && in_b_.precision() <= 12;
   // The integer path: the plain fused block (truncating alignment, C in the block, exact
-  // products, no carry limit, no groups), no input flushing, significands that multiply within
-  // 32 bits, and a sum that fits 63 bits for blocks of up to 64. No sub-sums (block-scaled fp4
-  // units); scale_block alone is fine: the kernel computes fdpa(), whose scales are all 1.
+  // products, no carry limit, no groups), no input flushing, and a sum that fits 63 bits for
+  // blocks of up to 64. No sub-sums (block-scaled fp4 units); scale_block alone is fine: the
+  // kernel computes fdpa(), whose scales are all 1.
   fast_ = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
           p.c_in_block && !p.late_c && p.instr_k == 0 && p.k_order == KOrder::natural &&
           !p.c_last && p.interleave == 1 && p.product_bits < 0 && p.subsum == 0 &&
           p.carry_bits < 0 && !p.product_overflow && !p.flush_subnormal_inputs &&
-          in.width() <= 16 && in.precision() <= 12 && p.frac_bits <= 50 && p.block <= 64 &&
-          p.frac_bits >= 2 * in.man_bits &&
-          out.precision() <= 53;
+          short_inputs && p.frac_bits <= 50 && p.block <= 64 &&
+          p.frac_bits >= product_man_bits_ && out.precision() <= 53;
   ieee_out_ = out.is_signed && out.subnormals && out.has_zero && out.inf == InfEncoding::ieee &&
               out.nan == NanEncoding::ieee;
   exp_all_ = (1ull << out.exp_bits) - 1;
-  sum32_ = 2 * in.precision() <= 30 && p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block + 1)) <= 30;
+  sum32_ = in.precision() + in_b_.precision() <= 30 && p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block + 1)) <= 30;
   // binary32 by its data: the result is packed straight into an fp32 pattern.
   pack_f32_rz_ = ieee_out_ && out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
                  p.out_rounding.mode == RoundingMode::rtz &&
@@ -612,7 +621,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
   exact_fast_ = p.structure == FdpaStructure::exact && p.block >= 0 && p.subsum == 0 &&
                 p.scale_block >= 0 && !p.flush_subnormal_inputs && p.acc_frac_bits < 0 &&
                 p.instr_k == 0 && p.k_order == KOrder::natural && !p.c_last &&
-                in.width() <= 16 && in.precision() <= 12 && out.man_bits <= 63 &&
+                short_inputs && out.man_bits <= 63 &&
                 (m == RoundingMode::rne || m == RoundingMode::rna || m == RoundingMode::rtz ||
                  m == RoundingMode::up || m == RoundingMode::down || m == RoundingMode::odd);
   if (exact_fast_) {
@@ -627,27 +636,29 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const Format& in, const Format& out)
     // below 2^(2 emax + 2), C below 2^(emax_out + 1). Digits cover that, plus one digit for a
     // shifted product's spill, two for C's spill and the carries of any K (the top digit is a
     // signed int64).
-    const int lo = std::min(2 * (in.emin() - in.man_bits), out.emin() - out.man_bits);
-    const int hi = std::max(2 * in.emax() + 2, out.emax() + 1);
+    const int lo = std::min(in.emin() - in.man_bits + in_b_.emin() - in_b_.man_bits,
+                            out.emin() - out.man_bits);
+    const int hi = std::max(in.emax() + in_b_.emax() + 2, out.emax() + 1);
     exact_base_ = lo;
     exact_digits_ = (hi - lo + 31) / 32 + 3;
     if (exact_digits_ > kExactMaxDigits) exact_fast_ = false;
   }
-  host_ = detail::HostIeeePath::make(p, in, out);
+  if (f.uniform()) host_ = detail::HostIeeePath::make(p, in, out);
 }
 
-DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes) const {
+DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand which) const {
+  const Format& in = which == Operand::a ? in_ : in_b_;
   DecodedOperands d;
   d.sig.resize(codes.size());
   d.lead.resize(codes.size());
   d.codes.assign(codes.begin(), codes.end());
   for (std::size_t i = 0; i < codes.size(); ++i) {
-    const ExactValue v = fpconform::decode(codes[i], in_);
+    const ExactValue v = fpconform::decode(codes[i], in);
     if (v.is_nan() || v.is_inf()) d.special = true;
     if (v.is_finite_nonzero()) {
       const auto s = static_cast<std::int32_t>(v.sig);
       d.sig[i] = v.negative ? -s : s;
-      d.lead[i] = v.exp + in_.man_bits;
+      d.lead[i] = v.exp + in.man_bits;
     } else {
       d.sig[i] = 0;
       d.lead[i] = kZeroLead;
@@ -667,7 +678,7 @@ std::uint64_t FdpaKernel::model_dot(const DecodedOperands& a, std::size_t offset
                                 a.codes.begin() + static_cast<std::ptrdiff_t>(offset_a + k)),
       bv(k);
   for (std::size_t i = 0; i < k; ++i) bv[i] = b.codes[offset_b + i * stride_b];
-  return fdpa(p_, in_, out_, av, bv, c);
+  return fdpa(p_, formats_, av, bv, c);
 }
 
 // Up to eight dot products on the host path; those it leaves go to the model.
@@ -695,7 +706,7 @@ std::uint64_t FdpaKernel::general(std::size_t n, std::uint64_t c, const std::uin
   for (std::size_t i = 0; i < n; ++i) bv[i] = codes_b[i * stride_b];
   FdpaParams one = p_;
   one.block = static_cast<int>(n);
-  return fdpa(one, in_, out_, av, bv, c);
+  return fdpa(one, formats_, av, bv, c);
 }
 
 // One exact step: sum_i a_i b_i + c without rounding, then fdpa's final rounding (finish():
@@ -711,7 +722,7 @@ std::uint64_t FdpaKernel::exact_block(const std::int32_t* sa, const std::int32_t
   const int nd = exact_digits_;
   std::int64_t rows[kExactRows][kExactMaxDigits];
   for (auto& r : rows) std::fill(r, r + nd, 0);
-  const std::int32_t off0 = -2 * in_.man_bits - exact_base_;
+  const std::int32_t off0 = -product_man_bits_ - exact_base_;
   if (!exact_accumulate(rows, nd, sa, ea, sb, eb, n, off0))
     return general(n, c, codes_a, codes_b, stride_b);  // every product zero
   std::int64_t* d = rows[0];
@@ -763,7 +774,7 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
     for (std::size_t i = 0; i < n; ++i) bv[i] = codes_b[i * stride_b];
     FdpaParams one = p_;
     one.block = static_cast<int>(n);
-    return fdpa(one, in_, out_, av, bv, c);
+    return fdpa(one, formats_, av, bv, c);
   };
   // C: IEEE-style outputs decode with bit operations; others through decode().
   ExactValue cv;
@@ -793,9 +804,9 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
   if (e <= kZeroLead) return general();  // every term zero: IEEE's zero sign rules
   const std::int32_t u = e - p_.frac_bits;
   // Each aligned product is below 2^(F + 2); int32 holds n of them plus C when that fits.
-  const std::int32_t bias = p_.frac_bits - 2 * in_.man_bits;
-  std::int64_t sum = sum32_ ? aligned_sum32(sa, ea, sb, eb, n, u + 2 * in_.man_bits, bias)
-                            : aligned_sum64(sa, ea, sb, eb, n, u + 2 * in_.man_bits, bias);
+  const std::int32_t bias = p_.frac_bits - product_man_bits_;
+  std::int64_t sum = sum32_ ? aligned_sum32(sa, ea, sb, eb, n, u + product_man_bits_, bias)
+                            : aligned_sum64(sa, ea, sb, eb, n, u + product_man_bits_, bias);
   if (cv.is_finite_nonzero()) {
     const std::int32_t sh = cv.exp - u;  // C's last bit relative to the unit
     const auto mag = static_cast<std::int64_t>(cv.sig);
@@ -908,7 +919,7 @@ void FdpaKernel::dot_two_pass(const DecodedOperands& a, const std::size_t* offse
                  return x.self->block(x.sa + j, x.ea + j, x.sb + j, x.eb + j, x.L, cc, x.ca + j,
                                       x.cb + j * x.stride_b, x.stride_b);
                }};
-    const TwoPass t{p_.frac_bits - 2 * in_.man_bits, p_.frac_bits,
+    const TwoPass t{p_.frac_bits - product_man_bits_, p_.frac_bits,
                     p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24, p_.zero_exp};
     fn(t, ch, n, full, d);
   }
@@ -989,7 +1000,7 @@ std::uint64_t FdpaKernel::dot(std::span<const std::uint64_t> a, std::span<const 
   if (a.size() != b.size())
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
                          std::to_string(b.size()));
-  return dot(decode(a), 0, decode(b), 0, 1, a.size(), c);
+  return dot(decode(a, Operand::a), 0, decode(b, Operand::b), 0, 1, a.size(), c);
 }
 
 }  // namespace fpconform

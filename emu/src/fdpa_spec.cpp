@@ -9,11 +9,13 @@
 #include "fpconform/core/error.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/core/nan_policy.hpp"
+#include "fpconform/unit_model.hpp"
 #include "fdpa_tree.hpp"
+#include "param_text.hpp"
 
 namespace fpconform {
 
-namespace {
+namespace detail {
 
 std::string_view align_name(AlignRounding a) {
   switch (a) {
@@ -24,24 +26,7 @@ std::string_view align_name(AlignRounding a) {
   return "?";
 }
 
-std::string_view structure_name(FdpaStructure s) {
-  switch (s) {
-    case FdpaStructure::fused: return "fused";
-    case FdpaStructure::pairwise: return "pairwise";
-    case FdpaStructure::sequential: return "sequential";
-    case FdpaStructure::exact: return "exact";
-    case FdpaStructure::tree: return "tree";
-  }
-  return "?";
-}
-
-struct Field {
-  std::string_view name;
-  std::function<std::string(const FdpaParams&)> get;
-  std::function<void(FdpaParams&, std::string_view, const std::string& where)> set;
-};
-
-int to_int(std::string_view v, const std::string& where, bool allow_none = false) {
+int to_int(std::string_view v, const std::string& where, bool allow_none) {
   if (allow_none && v == "none") return INT_MIN;
   int out = 0;
   const auto r = std::from_chars(v.data(), v.data() + v.size(), out);
@@ -67,6 +52,32 @@ AlignRounding to_align(std::string_view v, const std::string& where) {
   if (v == "rne") return AlignRounding::nearest_even;
   throw Error(where, "'" + std::string(v) + "' is not truncate, nearest_even or down");
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::align_name;
+using detail::to_align;
+using detail::to_bool;
+using detail::to_int;
+
+std::string_view structure_name(FdpaStructure s) {
+  switch (s) {
+    case FdpaStructure::fused: return "fused";
+    case FdpaStructure::pairwise: return "pairwise";
+    case FdpaStructure::sequential: return "sequential";
+    case FdpaStructure::exact: return "exact";
+    case FdpaStructure::tree: return "tree";
+  }
+  return "?";
+}
+
+struct Field {
+  std::string_view name;
+  std::function<std::string(const FdpaParams&)> get;
+  std::function<void(FdpaParams&, std::string_view, const std::string& where)> set;
+};
 
 #define INT_FIELD(NAME, MEMBER)                                                           \
   Field {                                                                                 \
@@ -190,10 +201,16 @@ bool same_params(const FdpaParams& a, const FdpaParams& b) {
 
 FdpaParams parse_model(std::string_view text, const Format& in, const Format& out,
                        std::string_view what) {
+  return parse_model(text, FdpaFormats(in, out), what);
+}
+
+FdpaParams parse_model(std::string_view text, const FdpaFormats& formats, std::string_view what) {
   constexpr std::string_view kCustom = "custom:";
-  if (text.substr(0, kCustom.size()) != kCustom) return find_matrix_unit(text, in, out, what);
-  std::string_view rest = text.substr(kCustom.size());
-  FdpaParams p;
+  const bool staged = is_unit_text(text);
+  if (!staged && text.substr(0, kCustom.size()) != kCustom)
+    return find_matrix_unit(text, formats, what);
+  std::string_view rest = staged ? std::string_view{} : text.substr(kCustom.size());
+  FdpaParams p = staged ? lower(parse_unit(text, what)) : FdpaParams{};
   bool first = true;
   std::vector<std::string_view> seen;  // keys given: a second one would silently win
   while (!rest.empty()) {
@@ -210,7 +227,7 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
     seen.push_back(key);
     if (key == "base") {
       if (!first) throw Error(where, "base= must come first");
-      p = find_matrix_unit(value, in, out, what);
+      p = find_matrix_unit(value, formats, what);
       first = false;
       continue;
     }
@@ -259,7 +276,7 @@ FdpaParams parse_model(std::string_view text, const Format& in, const Format& ou
       throw Error(std::string(what), std::string(name) + " must be " + std::to_string(lo) + ".." +
                                          std::to_string(hi));
   };
-  bits_field(p.acc_frac_bits, "acc_frac_bits", -1, max_acc_frac_bits(out));  // <= 63
+  bits_field(p.acc_frac_bits, "acc_frac_bits", -1, max_acc_frac_bits(formats.d));  // <= 63
   bits_field(p.product_bits, "product_bits", -1, 200);
   bits_field(p.carry_bits, "carry_bits", -1, 200);
   bits_field(p.late_sum_frac_bits, "late_sum_frac_bits", 0, 200);

@@ -116,8 +116,8 @@ ExactValue quieted(ExactValue v) {
 
 class Evaluator {
  public:
-  Evaluator(const FdpaParams& p, const Format& in, const Format& out)
-      : p_(p), in_(in), out_(out), policy_(find_nan_policy(p.nan, "nan")) {
+  Evaluator(const FdpaParams& p, const FdpaFormats& f)
+      : p_(p), f_(f), out_(f.d), policy_(find_nan_policy(p.nan, "nan")) {
     rounding_ = p.out_rounding;
     rounding_.ftz = p.flush_subnormal_outputs;
     rounding_.daz = false;
@@ -166,13 +166,13 @@ class Evaluator {
 
   bool is_product(int id) const { return (*nodes_)[static_cast<std::size_t>(id)].kind == FlatNode::Kind::product; }
 
-  ExactValue read_c(std::uint64_t code) const { return read_flushed(code, out_, p_); }
+  ExactValue read_c(std::uint64_t code) const { return read_flushed(code, f_.c, p_); }
   std::uint64_t encode(const ExactValue& v) const { return round_to_format(v, out_, rounding_).bits; }
 
  private:
   // inf * 0 is `invalid` (a default NaN unless the node has a NaN operand, as x86's FMA).
   ExactValue product(std::uint64_t ac, std::uint64_t bc, bool& invalid) const {
-    const ExactValue x = read_flushed(ac, in_, p_), y = read_flushed(bc, in_, p_);
+    const ExactValue x = read_flushed(ac, f_.a, p_), y = read_flushed(bc, f_.b, p_);
     const ExactValue& first = p_.nan_b_first ? y : x;
     const ExactValue& second = p_.nan_b_first ? x : y;
     if (first.is_nan() || second.is_nan())
@@ -242,7 +242,7 @@ class Evaluator {
   }
 
   const FdpaParams& p_;
-  const Format& in_;
+  const FdpaFormats& f_;
   const Format& out_;
   const NanPolicy& policy_;
   Rounding rounding_;
@@ -275,13 +275,14 @@ namespace fpconform::detail {
 
 int tree_width(const FdpaParams& p) { return compiled(p.tree)->width; }
 
-std::uint64_t tree_dot(const FdpaParams& p, const Format& in, const Format& out,
+std::uint64_t tree_dot(const FdpaParams& p, const FdpaFormats& f,
                        std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                        std::uint64_t c) {
-  if (in.man_bits > 63 || out.man_bits > 63) throw Error("in", "formats of up to 64-bit significands");
+  if (std::max({f.a.man_bits, f.b.man_bits, f.c.man_bits, f.d.man_bits}) > 63)
+    throw Error("in", "formats of up to 64-bit significands");
   const std::shared_ptr<const FlatTree> tree = compiled(p.tree);
   const FlatTree& t = *tree;
-  Evaluator e(p, in, out);
+  Evaluator e(p, f);
   ExactValue d = e.read_c(c);
   const auto w = static_cast<std::size_t>(t.width);
   std::size_t k = 0;

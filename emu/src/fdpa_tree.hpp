@@ -11,7 +11,7 @@ namespace fpconform::detail {
 // Products per instruction of p.tree. Throws Error for a malformed tree.
 int tree_width(const FdpaParams& p);
 
-std::uint64_t tree_dot(const FdpaParams& p, const Format& in, const Format& out,
+std::uint64_t tree_dot(const FdpaParams& p, const FdpaFormats& f,
                        std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                        std::uint64_t c);
 

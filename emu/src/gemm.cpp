@@ -34,17 +34,21 @@ struct Prepared {
   const GemmOptions* o;
   const Matrix* a_in;
   const Matrix* b_in;
+  FdpaFormats formats;
   FdpaKernel kernel;
   DecodedOperands a, bt;
   int k;
-  Prepared(const GemmOptions& opt, const Matrix& a_matrix, const Matrix& b_matrix)
-      : o(&opt), a_in(&a_matrix), b_in(&b_matrix), kernel(opt.unit, a_matrix.format, opt.acc),
-        a(kernel.decode(a_matrix.codes)), k(a_matrix.cols) {
+  // c_format: the format of the C values dot() is given.
+  Prepared(const GemmOptions& opt, const Matrix& a_matrix, const Matrix& b_matrix,
+           const Format& c_format)
+      : o(&opt), a_in(&a_matrix), b_in(&b_matrix),
+        formats(a_matrix.format, b_matrix.format, c_format, opt.acc), kernel(opt.unit, formats),
+        a(kernel.decode(a_matrix.codes, Operand::a)), k(a_matrix.cols) {
     std::vector<std::uint64_t> t(b_matrix.codes.size());
     for (int r = 0; r < b_matrix.rows; ++r)
       for (int c = 0; c < b_matrix.cols; ++c)
         t[static_cast<std::size_t>(c) * b_matrix.rows + r] = b_matrix.at(r, c);
-    bt = kernel.decode(t);
+    bt = kernel.decode(t, Operand::b);
   }
   std::uint64_t dot(int row, int col, int k0, int k1, std::uint64_t start) const {
     if (o->block_scale_a.empty() && !o->reverse_k)
@@ -58,7 +62,7 @@ struct Prepared {
       av.push_back(a_in->at(row, kk));
       bv.push_back(b_in->at(kk, col));
     }
-    if (o->block_scale_a.empty()) return fdpa(o->unit, a_in->format, o->acc, av, bv, start);
+    if (o->block_scale_a.empty()) return fdpa(o->unit, formats, av, bv, start);
     // Scales per scale_block elements of the slice (slices and promotion groups are whole
     // scale blocks; gemm checks that).
     const int sbk = o->unit.scale_block;
@@ -68,7 +72,7 @@ struct Prepared {
       sa.push_back(o->block_scale_a[static_cast<std::size_t>(row) * nblocks + gg]);
       sb.push_back(o->block_scale_b[static_cast<std::size_t>(gg) * b_in->cols + col]);
     }
-    return fdpa_scaled(o->unit, a_in->format, o->acc, av, bv, o->block_scale_format, sa, sb, start);
+    return fdpa_scaled(o->unit, formats, av, bv, o->block_scale_format, sa, sb, start);
   }
 };
 
@@ -109,14 +113,20 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
             const GemmSetupNames& name) {
   check(a.cols == b.rows, name.b, "A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
                                      " but B has " + std::to_string(b.rows) + " rows");
-  check(a.format == b.format, name.b, "A and B must share one input format");
   check(static_cast<std::size_t>(a.rows) * a.cols == a.codes.size(), name.a, "size mismatch");
   check(static_cast<std::size_t>(b.rows) * b.cols == b.codes.size(), name.b, "size mismatch");
   if (c) {
     check(c->rows == a.rows && c->cols == b.cols, name.c,
           "C must be " + std::to_string(a.rows) + "x" + std::to_string(b.cols));
-    check(c->format == o.acc, name.c, "C must be in the accumulator format " + o.acc.name);
   }
+  // C enters the unit in its own format when the unit is the first to see it; promotion, split-K
+  // and an epilogue add it in the accumulator's format, which must then hold it exactly.
+  const bool c_to_unit = o.promote_every <= 0 && o.split_k == 1 && !o.c_in_epilogue;
+  const bool convert_c = c && !(c->format == o.acc) && !c_to_unit;
+  if (convert_c)
+    check(holds_exactly(c->format, o.acc), name.c,
+          "C in " + c->format.name + " is added in the accumulator format " + o.acc.name +
+              " here (promotion, split-K or an epilogue), which cannot hold it exactly");
   check(o.split_k >= 1 && o.split_k <= std::max(1, a.cols), name.split_k, "must be 1..K");
   const bool promote = o.promote_every > 0;
   if (!o.block_scale_a.empty() || !o.block_scale_b.empty()) {
@@ -146,7 +156,7 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
     }
   }
   const Format& acc_format = promote ? f32() : o.acc;
-  const Prepared pr(o, a, b);
+  const Prepared pr(o, a, b, c && c_to_unit ? c->format : o.acc);
   Matrix d{a.rows, b.cols, o.out, {}};
   d.codes.resize(static_cast<std::size_t>(a.rows) * b.cols);
   const int k = a.cols;
@@ -160,6 +170,7 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
   for (int i = 0; i < a.rows; ++i) {
     for (int j = 0; j < b.cols; ++j) {
       std::uint64_t start = c ? c->at(i, j) : 0;
+      if (convert_c) start = convert(start, c->format, o.acc, Rounding{}).bits;
       if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
       epilogue_c[static_cast<std::size_t>(j)] = start;
       starts[static_cast<std::size_t>(j)] = o.c_in_epilogue ? 0 : start;

@@ -10,10 +10,15 @@ Error error_at(std::string_view where, const std::string& message) { return Erro
 
 GemmOptions gemm_options(const GemmSetup& s, const Format& in, const Format& out,
                          const GemmSetupNames& n) {
+  return gemm_options(s, in, in, out, n);
+}
+
+GemmOptions gemm_options(const GemmSetup& s, const Format& in_a, const Format& in_b,
+                         const Format& out, const GemmSetupNames& n) {
   GemmOptions g;
   g.acc = parse_format(s.acc.empty() ? "f32" : s.acc, n.acc);
   g.out = out;
-  g.unit = parse_model(s.model, in, g.acc, n.model);
+  g.unit = parse_model(s.model, FdpaFormats(in_a, in_b, g.acc, g.acc), n.model);
   if (s.promote_every < 0)
     throw error_at(n.promote_every, "must be 0 (off) or a positive count of products, got " +
                                      std::to_string(s.promote_every));

@@ -27,6 +27,7 @@
 
 #include "fpconform/core/error.hpp"
 #include "fpconform/core/format.hpp"
+#include "fpconform/fdpa_spec.hpp"
 
 namespace fpconform {
 
@@ -370,6 +371,16 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
       !holds_exactly(in, out))
     throw Error(w, "preset " + name + " computes in " + out.name + ", which cannot hold every " +
                        in.name + " input exactly");
+  return p;
+}
+
+FdpaParams find_matrix_unit(std::string_view preset, const FdpaFormats& f, std::string_view what) {
+  const FdpaParams p = find_matrix_unit(preset, f.a, f.d, what);
+  if (!(f.b == f.a) &&
+      !same_params(p, find_matrix_unit(preset, f.b, f.d, what)))
+    throw Error(std::string(what), "preset " + std::string(preset) + " models " + f.a.name +
+                                       " and " + f.b.name +
+                                       " inputs differently: no model for the pair");
   return p;
 }
 

@@ -30,6 +30,11 @@ void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required) {
 }
 
 GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format& out) {
+  return make_gemm_options(a, in, in, out);
+}
+
+GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format& in_b,
+                              const Format& out) {
   GemmSetup s;
   s.model = a.model;
   s.acc = a.acc;
@@ -48,7 +53,7 @@ GemmOptions make_gemm_options(const GemmArgs& a, const Format& in, const Format&
     if (!a.block_scale_a.empty()) s.block_scale_a = read_matrix(a.block_scale_a, bf, "--block-scale-a").codes;
     if (!a.block_scale_b.empty()) s.block_scale_b = read_matrix(a.block_scale_b, bf, "--block-scale-b").codes;
   }
-  return gemm_options(s, in, out, kCliGemmNames);
+  return gemm_options(s, in, in_b, out, kCliGemmNames);
 }
 
 }  // namespace fpconform::cli

@@ -25,5 +25,8 @@ void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required);
 // GemmOptions for inputs in `in` and results in `out`; reads the scale files. Throws Error
 // naming the option.
 GemmOptions make_gemm_options(const GemmArgs& g, const Format& in, const Format& out);
+// A in `in`, B in `in_b`.
+GemmOptions make_gemm_options(const GemmArgs& g, const Format& in, const Format& in_b,
+                              const Format& out);
 
 }  // namespace fpconform::cli

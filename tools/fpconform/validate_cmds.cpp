@@ -22,6 +22,7 @@ namespace {
 struct ValidateArgs {
   GemmArgs g;
   std::string in, out, a, b, c, d, against, reference, rounding = "rne", element, shape, json;
+  std::string b_format, c_format;
   std::string tokens;
   double max_ulp = -1, max_rel = -1, max_kl = -1;
   int worst = 10, split_k_alone = 1;
@@ -116,13 +117,19 @@ int run_validate(const ValidateArgs& o) {
 
   if (o.a.empty() || o.b.empty()) throw Error("--a", "give --a and --b (or --against)");
   const Matrix a = load(o, o.a, in, "--a", m, k);
-  const Matrix b = load(o, o.b, in, "--b", k, n);
+  const Format in_b = o.b_format.empty() ? in : parse_format(o.b_format, "--b-format");
+  const Matrix b = load(o, o.b, in_b, "--b", k, n);
   refuse_nan(o, a, "--a", o.a);
   refuse_nan(o, b, "--b", o.b);
   std::optional<GemmOptions> model;
-  if (use_model) model = make_gemm_options(o.g, in, out);
+  if (use_model) model = make_gemm_options(o.g, in, in_b, out);
   std::optional<Matrix> c;
-  if (!o.c.empty()) c = load(o, o.c, model ? model->acc : out, "--c", m, n);
+  if (!o.c.empty()) {
+    const Format c_format = !o.c_format.empty() ? parse_format(o.c_format, "--c-format")
+                            : model             ? model->acc
+                                                : out;
+    c = load(o, o.c, c_format, "--c", m, n);
+  }
   if (c) refuse_nan(o, *c, "--c", o.c);
 
   if (o.batch_invariance) {
@@ -172,7 +179,7 @@ int run_validate(const ValidateArgs& o) {
   for (const auto& w : o.argv) repro += " " + w;
   write_json(o.json, validate::summary_json(rep));  // before any result: writing may fail
   std::printf("validate: D is %dx%d %s, K = %d, inputs %s\n", q.d.rows, q.d.cols, out.name.c_str(),
-              a.cols, in.name.c_str());
+              a.cols, (in == in_b ? in.name : in.name + " x " + in_b.name).c_str());
   std::fputs(validate::summary_text(rep, out, repro).c_str(), stdout);
   return rep.pass ? 0 : 1;
 }
@@ -186,6 +193,8 @@ void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
   add_gemm_options(sub, o->g, false);
   sub->add_option("--in", o->in, "format of A and B")->required();
   sub->add_option("--out", o->out, "format of D")->required();
+  sub->add_option("--b-format", o->b_format, "format of B, when it is not --in (e4m3 x e5m2)");
+  sub->add_option("--c-format", o->c_format, "format of C, when it is not the accumulator's");
   sub->add_option("--a", o->a, "A (M x K): .npy (float16/32/64 values, or raw codes as uint8/16/32/64 of exactly the "
                                  "format's width), CSV (decimal or hex), or .bin/.raw with --shape");
   sub->add_option("--b", o->b, "B (K x N)");

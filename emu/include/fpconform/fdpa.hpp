@@ -159,6 +159,20 @@ std::string_view intern_tree(std::string_view text);
 // sign and exponent field with acc_frac_bits fraction bits, a code of at most 64 bits.
 int max_acc_frac_bits(const Format& out);
 
+// The formats of one dot-product-add: a and b may differ (e4m3 x e5m2, fp6 x fp4), and C may
+// differ from D (Volta's f32.f16.f16.f16). C is read as a value of its own format (flushed by
+// flush_subnormal_inputs as a subnormal of that format; its alignment exponent that format's,
+// emin when subnormal); a chain's later steps take the previous D, in D's format. The IEEE
+// structures (pairwise, sequential) compute in D and need D to hold a, b and C exactly.
+struct FdpaFormats {
+  Format a, b, c, d;
+  FdpaFormats(const Format& in, const Format& out) : a(in), b(in), c(out), d(out) {}
+  FdpaFormats(const Format& fa, const Format& fb, const Format& fc, const Format& fd)
+      : a(fa), b(fb), c(fc), d(fd) {}
+  // a and b in one format, C in D's.
+  bool uniform() const { return a == b && c == d; }
+};
+
 // One step (a block, a group, or the whole chain for `sequential`) or a chain of steps over any
 // K. a, b hold codes of `in`, c and the result codes of `out`. Specials (fused, exact): a NaN
 // input, inf * 0 or inf - inf give the policy's default NaN; other infinities pass through.
@@ -167,6 +181,9 @@ int max_acc_frac_bits(const Format& out);
 std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
                    std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                    std::uint64_t c);
+// The same with a, b, c and the result in the formats of `f`.
+std::uint64_t fdpa(const FdpaParams& p, const FdpaFormats& f, std::span<const std::uint64_t> a,
+                   std::span<const std::uint64_t> b, std::uint64_t c);
 
 // fdpa with block scales: scale_a and scale_b hold one code of `scale_format` per scale_block
 // elements (the last block may be short), ceil(K / scale_block) each. D = sum_i a_i * b_i *
@@ -176,6 +193,10 @@ std::uint64_t fdpa(const FdpaParams& p, const Format& in, const Format& out,
 // or a step (scale_block and block must be multiples of subsum), or significands too wide
 // for the model's 128-bit terms.
 std::uint64_t fdpa_scaled(const FdpaParams& p, const Format& in, const Format& out,
+                          std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                          const Format& scale_format, std::span<const std::uint64_t> scale_a,
+                          std::span<const std::uint64_t> scale_b, std::uint64_t c);
+std::uint64_t fdpa_scaled(const FdpaParams& p, const FdpaFormats& f,
                           std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
                           const Format& scale_format, std::span<const std::uint64_t> scale_a,
                           std::span<const std::uint64_t> scale_b, std::uint64_t c);

@@ -41,14 +41,21 @@ struct DecodedOperands {
   int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
 };
 
+// Which operand a vector of codes is (a and b may be in different formats).
+enum class Operand : std::uint8_t { a, b };
+
 class FdpaKernel {
  public:
   FdpaKernel(const FdpaParams& p, const Format& in, const Format& out);
+  // Operands in the formats of `f`. The integer paths serve a and b in different formats; a C
+  // format other than D's, and the host path with mixed operands, go to fdpa.
+  FdpaKernel(const FdpaParams& p, const FdpaFormats& f);
   // Whether the integer path applies to these parameters and formats (else dot = fdpa).
   bool fast() const { return fast_ || exact_fast_ || host_ != nullptr; }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
-  DecodedOperands decode(std::span<const std::uint64_t> codes) const;
+  // Codes of operand `which`, decoded in its format.
+  DecodedOperands decode(std::span<const std::uint64_t> codes, Operand which = Operand::a) const;
   // a . b + c over a[offset_a .. +k) and b[offset_b .. +k) (b may be strided for a column).
   std::uint64_t dot(const DecodedOperands& a, std::size_t offset_a, const DecodedOperands& b,
                     std::size_t offset_b, std::size_t stride_b, std::size_t k,
@@ -88,7 +95,9 @@ class FdpaKernel {
   std::uint64_t general(std::size_t n, std::uint64_t c, const std::uint64_t* codes_a,
                         const std::uint64_t* codes_b, std::size_t stride_b) const;
   FdpaParams p_;
-  Format in_, out_;
+  FdpaFormats formats_;
+  Format in_, in_b_, out_;
+  int product_man_bits_ = 0;  // fraction bits of an exact product: a's plus b's
   bool fast_ = false;
   bool exact_fast_ = false;  // the exact structure's integer path applies
   int exact_base_ = 0;       // weight of the last bit of digit 0

@@ -22,11 +22,15 @@ std::string model_spec(const FdpaParams& p);
 // Whether every field describe_params lists has the same value in a and b.
 bool same_params(const FdpaParams& a, const FdpaParams& b);
 
-// `--model` text: a preset name (find_matrix_unit with in/out), or
+// `--model` text: a preset name (find_matrix_unit with in/out), the staged form of
+// unit_model.hpp ("fused(block=32, frac_bits=13) | out(rtz)"), or
 // `custom:key=value,...` with the names describe_params prints; `base=<preset>` (first) starts
 // from that preset's parameters, otherwise from the defaults of FdpaParams. Throws Error naming
 // `what` for unknown keys, bad values or an unknown preset.
 FdpaParams parse_model(std::string_view text, const Format& in, const Format& out,
+                       std::string_view what = "--model");
+// The same for operands in the formats of `formats` (a preset: find_matrix_unit of them).
+FdpaParams parse_model(std::string_view text, const FdpaFormats& formats,
                        std::string_view what = "--model");
 
 }  // namespace fpconform

@@ -69,7 +69,9 @@ inline constexpr GemmSetupNames kKeywordGemmNames{
     "a", "b", "c", "model", "acc_format", "promote_every", "split_k", "reduction", "reverse_k",
     "scale_a", "scale_b", "scale_b_block_cols", "block_scale_a", "block_scale_b", "block_scale_format"};
 
-// D = A.B + C. A is M x K, B is K x N (both in one input format), C (optional; M x N in `acc`).
+// D = A.B + C. A is M x K, B is K x N (each in its own input format: the unit reads a and b
+// as FdpaFormats says), C (optional; M x N, in `acc` or any format the unit reads as its C;
+// with promotion, split-K or an epilogue, one that `acc` holds exactly).
 // Throws Error naming the argument (as `names` spells it) for mismatched shapes, formats, or
 // scale sizes.
 Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix* c = nullptr,

@@ -30,5 +30,8 @@ struct GemmSetup {
 // the scales against the matrices are gemm()'s to check.
 GemmOptions gemm_options(const GemmSetup& s, const Format& in, const Format& out,
                          const GemmSetupNames& names = kCliGemmNames);
+// A in `in_a`, B in `in_b` (e4m3 x e5m2 and the like).
+GemmOptions gemm_options(const GemmSetup& s, const Format& in_a, const Format& in_b,
+                         const Format& out, const GemmSetupNames& names = kCliGemmNames);
 
 }  // namespace fpconform

@@ -44,6 +44,13 @@ std::span<const MatrixUnitEntry> matrix_unit_entries();
 FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const Format& out,
                             std::string_view what = "--model");
 
+// Operands in different formats (e4m3 x e5m2, fp6 x fp4): the preset's unit for a's format,
+// which must have the same parameters for b's (the unit's datapath does not depend on which
+// of its input formats each operand uses). C's format does not change the parameters. Throws
+// Error naming `what` as above, or when the two formats' models differ.
+FdpaParams find_matrix_unit(std::string_view preset, const FdpaFormats& f,
+                            std::string_view what = "--model");
+
 // One preset's unit for one output format.
 struct PresetUnit {
   const MatrixUnitEntry* entry;

@@ -14,6 +14,7 @@
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/matrix_presets.hpp"
+#include "fpconform/unit_model.hpp"
 
 namespace fpconform::cli {
 
@@ -66,6 +67,7 @@ std::string list_models(bool json) {
                      {"input", e.input},
                      {"output", rule_name(e.output)},
                      {"source", e.source},
+                     {"unit", unit_text(raise(e.params))},
                      {"params", params}});
     }
     return arr.dump(2) + "\n";
@@ -86,13 +88,15 @@ std::string list_models(bool json) {
                   p.acc_frac_bits >= 0 ? std::to_string(p.acc_frac_bits).c_str() : "-",
                   std::string(rule_name(e.output)).c_str(), std::string(e.source).c_str());
     out += line;
+    out += "    " + unit_text(raise(p)) + "\n";
   }
   return out;
 }
 
-DotSummary run_dot(const FdpaParams& p, const Format& in, const Format& out, bool check,
-                   std::FILE* input, std::FILE* output) {
-  const FdpaKernel kernel(p, in, out);
+DotSummary run_dot(const FdpaParams& p, const FdpaFormats& f, bool check, std::FILE* input,
+                   std::FILE* output) {
+  const FdpaKernel kernel(p, f);
+  const Format& out = f.d;
   DotSummary s;
   std::vector<std::string_view> words;
   std::vector<std::uint64_t> a, b;
@@ -128,10 +132,10 @@ DotSummary run_dot(const FdpaParams& p, const Format& in, const Format& out, boo
     a.resize(k);
     b.resize(k);
     for (long t = 0; t < k; ++t) {
-      a[t] = parse_code(words[t], in, where + ", a_" + std::to_string(t));
-      b[t] = parse_code(words[k + t], in, where + ", b_" + std::to_string(t));
+      a[t] = parse_code(words[t], f.a, where + ", a_" + std::to_string(t));
+      b[t] = parse_code(words[k + t], f.b, where + ", b_" + std::to_string(t));
     }
-    const std::uint64_t c = parse_code(words[2 * k], out, where + ", c");
+    const std::uint64_t c = parse_code(words[2 * k], f.c, where + ", c");
     const std::uint64_t d = kernel.dot(a, b, c);
     ++s.lines;
     const int digits = out.hex_digits();

@@ -9,8 +9,9 @@
 
 namespace fpconform::cli {
 
-// `fpconform models`: one line per (preset, input) with its main parameters and source, or
-// (json) an array of {preset, input, output_rule, source, params: {name: value}}.
+// `fpconform models`: per (preset, input) a line with its main parameters and source and an
+// indented line with its staged form (unit_model.hpp, which --model takes), or (json) an array
+// of {preset, input, output_rule, source, unit, params: {name: value}}.
 std::string list_models(bool json);
 
 struct DotSummary {
@@ -20,7 +21,7 @@ struct DotSummary {
 // with `check` one more word, the expected D) -> D's bits, one line each; with `check`,
 // mismatches `line N: ... got X expected Y` and a last line `P passed, F failed`. Malformed
 // lines throw Error("line N", ...).
-DotSummary run_dot(const FdpaParams& p, const Format& in, const Format& out, bool check,
-                   std::FILE* input, std::FILE* output);
+DotSummary run_dot(const FdpaParams& p, const FdpaFormats& f, bool check, std::FILE* input,
+                   std::FILE* output);
 
 }  // namespace fpconform::cli

@@ -13,7 +13,14 @@ import json,sys
 m=json.load(open('$tmp/models.json'))
 h=[e for e in m if e['preset']=='hopper' and e['input']=='e4m3'][0]
 assert h['params']['block']==32 and h['params']['frac_bits']==13 and h['params']['acc_frac_bits']==13, h
+assert h['unit'].startswith('fused(block=32, frac_bits=13, zero_exp=-133) | acc(frac_bits=13)'), h
 "; then ok; else bad "models --json hopper e4m3 parameters"; fi
+# The staged form under each row, and --model takes it: the 1 + 2^-14 example below, cut to 1.
+expect "models shows the x86 AMX tree" 0 "products(flush) | tree((c ((((" -- models
+printf '38 08 38 02 00000000\n' >"$tmp/fp8.txt"; input=$tmp/fp8.txt
+expect "dot with a staged model" 0 "3F800000" -- dot --model "fused(block=32, frac_bits=13, zero_exp=-133) | acc(frac_bits=13) | out(rtz)" --in e4m3 --out f32
+expect "dot staged model refused" 2 "--model chain(): does not take 'block'" -- dot --model "chain(block=2) | out(rne)" --in e4m3 --out f32
+input=/dev/null
 
 # ---- dot: every recorded V100 fp16 row (fp32 output), built into dot lines ----
 python3 - "$dumps" >"$tmp/v100.txt" <<'PY'
@@ -42,6 +49,18 @@ printf '38 08 38 02 00000000\n' >"$tmp/fp8.txt"; input=$tmp/fp8.txt
 expect "dot hopper e4m3 truncates" 0 "3F800000" -- dot --model hopper --in e4m3 --out f32
 expect "dot exact keeps it" 0 "3F800200" -- dot --model exact --in e4m3 --out f32
 expect "dot custom F" 0 "3F800200" -- dot --model custom:base=hopper,frac_bits=20,acc_frac_bits=-1 --in e4m3 --out f32
+
+# Operands in two formats: e4m3 1.0 (38) x e5m2 1.0 (3C) + e4m3 2^-6 (08) x e5m2 2^-14 (04):
+# 1 + 2^-20, which Hopper's 13 fraction bits cut to 1 and the exact sum keeps (f32 3F800008).
+printf '38 08 3C 04 00000000\n' >"$tmp/mixed.txt"; input=$tmp/mixed.txt
+expect "dot hopper e4m3 x e5m2" 0 "3F800000" -- dot --model hopper --in e4m3 --b-format e5m2 --out f32
+expect "dot exact e4m3 x e5m2" 0 "3F800008" -- dot --model exact --in e4m3 --b-format e5m2 --out f32
+# C in f16 into an f32 unit (Volta's f32.f16.f16.f16): 1 * 1 + f16 1.0 = 2.
+printf '3C00 3C00 3C00\n' >"$tmp/cf16.txt"; input=$tmp/cf16.txt
+expect "dot volta f16 C" 0 "40000000" -- dot --model volta --in f16 --out f32 --c-format f16
+input=$tmp/one.txt
+expect "dot pair modelled differently" 2 "--model: preset cdna1 models f16 and bf16 inputs differently" -- dot --model cdna1 --in f16 --b-format bf16 --out f32
+expect "dot unknown b format" 2 "--b-format" -- dot --model hopper --in f16 --b-format f17 --out f32
 
 # ---- dot: bad input ----
 printf '3C00 3C00\n' >"$tmp/short.txt"; input=$tmp/short.txt
@@ -81,6 +100,13 @@ python3 -c "print(','.join(['1']*32))" >"$tmp/a32.csv"; python3 -c "print('\n'.j
 printf '0x80\n' >"$tmp/bsa.csv"; printf '0x7f\n' >"$tmp/bsb.csv"
 expect "gemm block scales" 0 "" -- gemm --model blackwell --in e4m3 --out f32 --a "$tmp/a32.csv" --b "$tmp/b32.csv" --block-scale-a "$tmp/bsa.csv" --block-scale-b "$tmp/bsb.csv" -o "$tmp/d32.csv"
 if [[ "$(cat "$tmp/d32.csv" 2>/dev/null)" == "64" ]]; then ok; else bad "gemm block scales result: $(cat "$tmp/d32.csv" 2>/dev/null)"; fi
+# A in e4m3, B in e5m2, C in f16: [1 2] . [0.5 4]' + 0.25 = 8.75.
+printf '1,2\n' >"$tmp/a8.csv"; printf '0.5\n4\n' >"$tmp/b8.csv"; printf '0.25\n' >"$tmp/c8.csv"
+expect "gemm e4m3 x e5m2" 0 "" -- gemm --model hopper --in e4m3 --b-format e5m2 --c-format f16 --out f32 --a "$tmp/a8.csv" --b "$tmp/b8.csv" --c "$tmp/c8.csv" -o "$tmp/d8.csv"
+if [[ "$(cat "$tmp/d8.csv" 2>/dev/null)" == "8.75" ]]; then ok; else bad "gemm e4m3 x e5m2 result: $(cat "$tmp/d8.csv" 2>/dev/null)"; fi
+expect "gemm f16 C with promotion" 0 "" -- gemm --model hopper --in e4m3 --b-format e5m2 --c-format f16 --out f32 --promote 1 --a "$tmp/a8.csv" --b "$tmp/b8.csv" --c "$tmp/c8.csv" -o "$tmp/d8p.csv"
+if [[ "$(cat "$tmp/d8p.csv" 2>/dev/null)" == "8.75" ]]; then ok; else bad "gemm promoted f16 C: $(cat "$tmp/d8p.csv" 2>/dev/null)"; fi
+expect "gemm f32 C added in f16" 2 "--c: C in f32 is added in the accumulator format f16" -- gemm --model hopper --in e4m3 --b-format e5m2 --c-format f32 --acc f16 --out f16 --split-k 2 --a "$tmp/a8.csv" --b "$tmp/b8.csv" --c "$tmp/c8.csv" -o "$tmp/x.csv"
 if python3 -c "import numpy" 2>/dev/null; then
   python3 -c "
 import numpy as np

@@ -79,28 +79,33 @@ def eval(op: str, fmt: str, *operands, rounding: str = "rne", saturation: str = 
     return (out, fl.reshape(shape)) if flags else out
 
 
-def _operands(a, b, c, in_format, acc_format):
-    """(A codes, B codes, C codes or None, input format) of a GEMM's operands, shapes checked."""
+def _operands(a, b, c, in_format, acc_format, b_format=None, c_format=None):
+    """(A codes, B codes, C codes or None, their formats as _c.OperandFormats) of a GEMM's
+    operands, shapes checked. Raw codes of B are in b_format (default in_format), of C in
+    c_format (default the accumulator's)."""
     ca, fa, sa = _codes_and_format(a, in_format, "a")
-    cb, fb, sb = _codes_and_format(b, in_format, "b")
-    if fa != fb:
-        raise ValueError(f"b: holds {fb}, but a holds {fa}")
+    cb, fb, sb = _codes_and_format(b, b_format if b_format is not None else in_format, "b")
     for name, shape in (("a", sa), ("b", sb)):
         if len(shape) != 2:
             raise ValueError(f"{name}: give a two-dimensional array, not {len(shape)}-dimensional")
     if sa[1] != sb[0]:
         raise ValueError(f"b: A is {sa[0]}x{sa[1]} but B is {sb[0]}x{sb[1]}")
     cc = None
+    formats = _c.OperandFormats()
+    formats.a, formats.b = fa, fb
     if c is not None:
-        acc = acc_format or "f32"
+        acc = c_format or acc_format or "f32"
         raw = _np.asarray(c).dtype.kind in "ui"
         ccodes, cfmt, sc = _codes_and_format(c, acc if raw else None, "c")
         if format_info(cfmt, "c")["name"] != format_info(acc, "acc_format")["name"]:
-            raise ValueError(f"c: holds {cfmt}, but the accumulator is {acc}")
+            raise ValueError(f"c: holds {cfmt}, but " +
+                             (f"c_format is {c_format}" if c_format else
+                              f"the accumulator is {acc} (c_format= says C's own format)"))
+        formats.c = c_format or ""
         if tuple(sc) != (sa[0], sb[1]):
             raise ValueError(f"c: is {'x'.join(map(str, sc))}, but A.B is {sa[0]}x{sb[1]}")
         cc = ccodes.reshape(sc)
-    return ca.reshape(sa), cb.reshape(sb), cc, fa
+    return ca.reshape(sa), cb.reshape(sb), cc, formats
 
 
 def _f32_matrix(x, name: str, rows: int):
@@ -170,15 +175,19 @@ def _gemm_setup(model, acc_format, m: int, n: int, split_k, reverse_k, promote_e
 
 
 def gemm(a, b, c=None, *, model: str, in_format: str | None = None, out_format: str = "f32",
-         acc_format: str | None = None, split_k: int = 1, reverse_k: bool = False,
+         acc_format: str | None = None, b_format: str | None = None,
+         c_format: str | None = None, split_k: int = 1, reverse_k: bool = False,
          promote_every: int = 0, c_in_epilogue: bool = False, reduction: str = "sequential",
          scale_a=None, scale_b=None, scale_b_block_cols: int = 1, block_scale_a=None,
          block_scale_b=None, block_scale_format: str = "ue8m0"):
     """D = A.B + C as the matrix unit ``model`` computes it, bit for bit (codes of out_format).
 
-    a (M x K) and b (K x N): values of one format (ml_dtypes arrays, float16/float32) or codes
-    with in_format=. c (M x N): codes of the accumulator (acc_format, default f32, as the CLI's)
-    or values of it. model: a preset (``models()``) or a ``custom:key=value,...`` unit.
+    a (M x K) and b (K x N): values (ml_dtypes arrays, float16/float32) or codes with
+    in_format= (b_format= when b's differ: e4m3 x e5m2, fp6 x fp4). c (M x N): codes of the
+    accumulator (acc_format, default f32, as the CLI's), or of c_format= (an f16 C into an f32
+    unit), or values. model: a preset (``models()``) or a ``custom:key=value,...`` unit.
+    Operands of two formats take the preset's unit for both (refused where it models them
+    differently).
 
     The options are the CLI gemm's: split_k slices reduced sequentially or pairwise;
     promote_every N products into an fp32 accumulator, with per-group fp32 scales scale_a
@@ -186,11 +195,11 @@ def gemm(a, b, c=None, *, model: str, in_format: str | None = None, out_format: 
     (M x K/block) and block_scale_b (K/block x N) for MX / NVFP4 units, as codes of
     block_scale_format or an ml_dtypes array (float8_e8m0fnu, float8_e4m3fn).
     """
-    ca, cb, cc, fa = _operands(a, b, c, in_format, acc_format)
+    ca, cb, cc, formats = _operands(a, b, c, in_format, acc_format, b_format, c_format)
     setup = _gemm_setup(model, acc_format, ca.shape[0], cb.shape[1], split_k, reverse_k,
                         promote_every, c_in_epilogue, reduction, scale_a, scale_b,
                         scale_b_block_cols, block_scale_a, block_scale_b, block_scale_format)
-    d = _c.gemm(ca, cb, cc, setup, fa, out_format)
+    d = _c.gemm(ca, cb, cc, setup, formats, out_format)
     return d.astype(_code_dtype(format_info(out_format, "out_format")["width"]))
 
 
@@ -232,7 +241,8 @@ class ValidateResult:
 
 def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None = "exact",
              in_format: str | None = None, out_format: str | None = None,
-             acc_format: str | None = None, max_ulp: float | None = None,
+             acc_format: str | None = None, b_format: str | None = None,
+             c_format: str | None = None, max_ulp: float | None = None,
              max_rel: float | None = None, tolerance: str | None = None,
              rounding: str = "rne", worst: int = 10, threads: int = 0, **gemm_options
              ) -> ValidateResult:
@@ -247,7 +257,7 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     import json
     import re
 
-    ca, cb, cc, fa = _operands(a, b, c, in_format, acc_format)
+    ca, cb, cc, formats = _operands(a, b, c, in_format, acc_format, b_format, c_format)
     cd, fd, sd = _codes_and_format(d, out_format, "d")
     if len(sd) != 2:
         raise ValueError(f"d: give a two-dimensional array, not {len(sd)}-dimensional")
@@ -265,7 +275,8 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
     if gemm_options and model is None:
         raise ValueError(f"{next(iter(gemm_options))}: describes the model: give model=")
     check = _c.Check()
-    check.in_format, check.out_format = fa, fd
+    check.in_format, check.out_format = formats.a, fd
+    check.b_format, check.c_format = formats.b, formats.c
     if model is not None:
         check.model = _gemm_setup(model, acc_format, sd[0], sd[1],
                                   **{**_GEMM_OPTIONS, **gemm_options})

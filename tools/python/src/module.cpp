@@ -24,6 +24,7 @@
 #include "fpconform/gemm_setup.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "fpconform/profile.hpp"
+#include "fpconform/unit_model.hpp"
 #include "fpconform/core/threads.hpp"
 #include "fpconform/validate/explain.hpp"
 #include "fpconform/validate/summary.hpp"
@@ -211,15 +212,23 @@ std::vector<std::uint32_t> f32_codes(const F32s2& x) {
   return v;
 }
 
+// The formats of A, B and C as keyword arguments name them; an empty one is the default (B: A's,
+// C: the accumulator's).
+struct OperandFormats {
+  std::string a, b, c;
+};
+
 nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::optional<Codes2> c,
-                                                 const GemmSetup& setup, std::string_view in,
+                                                 const GemmSetup& setup,
+                                                 const OperandFormats& formats,
                                                  std::string_view out) {
-  const Format fin = parse_format(in, "in_format");
+  const Format fin = parse_format(formats.a, "in_format");
+  const Format fin_b = formats.b.empty() ? fin : parse_format(formats.b, "b_format");
   const Format fout = parse_format(out, "out_format");
-  const GemmOptions g = gemm_options(setup, fin, fout, kKeywordGemmNames);
-  const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin);
+  const GemmOptions g = gemm_options(setup, fin, fin_b, fout, kKeywordGemmNames);
+  const Matrix ma = matrix_of(a, fin), mb = matrix_of(b, fin_b);
   std::optional<Matrix> mc;
-  if (c) mc = matrix_of(*c, g.acc);
+  if (c) mc = matrix_of(*c, formats.c.empty() ? g.acc : parse_format(formats.c, "c_format"));
   Matrix d;
   {
     nb::gil_scoped_release unlocked;
@@ -232,6 +241,7 @@ nb::ndarray<nb::numpy, std::uint64_t> gemm_codes(Codes2 a, Codes2 b, std::option
 // What validate and explain share: the kernel's D, its inputs, and the expectations.
 struct Check {
   std::string in, out;
+  std::string in_b, c_format;  // empty: A's format, the accumulator's
   std::optional<GemmSetup> model;
   std::string acc = "f32";  // C's format when there is no model
   bool exact = true;
@@ -245,16 +255,20 @@ struct Check {
 validate::ValidateRequest request_of(Codes2 d, Codes2 a, Codes2 b, std::optional<Codes2> c,
                                      const Check& k) {
   const Format fin = parse_format(k.in, "in_format");
+  const Format fin_b = k.in_b.empty() ? fin : parse_format(k.in_b, "b_format");
   const Format fout = parse_format(k.out, "out_format");
   validate::ValidateRequest q;
   q.a = matrix_of(a, fin);
-  q.b = matrix_of(b, fin);
+  q.b = matrix_of(b, fin_b);
   q.d = matrix_of(d, fout);
   if (k.model) {
-    q.model = gemm_options(*k.model, fin, fout, kKeywordGemmNames);
+    q.model = gemm_options(*k.model, fin, fin_b, fout, kKeywordGemmNames);
     q.model_name = k.model->model;
   }
-  if (c) q.c = matrix_of(*c, q.model ? q.model->acc : parse_format(k.acc, "acc_format"));
+  if (c)
+    q.c = matrix_of(*c, !k.c_format.empty() ? parse_format(k.c_format, "c_format")
+                        : q.model           ? q.model->acc
+                                            : parse_format(k.acc, "acc_format"));
   q.exact = k.exact;
   q.exact_rounding.mode = parse_rounding_mode(k.rounding, "rounding");
   q.max_ulp = k.max_ulp;
@@ -293,6 +307,7 @@ std::vector<nb::dict> models() {
     d["model"] = std::string(e.preset);
     d["input"] = std::string(e.input);
     d["source"] = std::string(e.source);
+    d["unit"] = unit_text(raise(e.params));
     v.push_back(d);
   }
   return v;
@@ -338,12 +353,19 @@ void bind_module(nb::module_& m) {
         s.block_scale_a.assign(a.data(), a.data() + a.shape(0) * a.shape(1));
         s.block_scale_b.assign(b.data(), b.data() + b.shape(0) * b.shape(1));
       });
-  m.def("gemm", &gemm_codes, "a"_a, "b"_a, "c"_a.none(), "setup"_a, "in_format"_a, "out_format"_a);
+  nb::class_<OperandFormats>(m, "OperandFormats")
+      .def(nb::init<>())
+      .def_rw("a", &OperandFormats::a)
+      .def_rw("b", &OperandFormats::b)
+      .def_rw("c", &OperandFormats::c);
+  m.def("gemm", &gemm_codes, "a"_a, "b"_a, "c"_a.none(), "setup"_a, "formats"_a, "out_format"_a);
   m.def("models", &models);
   nb::class_<Check>(m, "Check")
       .def(nb::init<>())
       .def_rw("in_format", &Check::in)
       .def_rw("out_format", &Check::out)
+      .def_rw("b_format", &Check::in_b)
+      .def_rw("c_format", &Check::c_format)
       .def_rw("model", &Check::model)
       .def_rw("acc_format", &Check::acc)
       .def_rw("exact", &Check::exact)

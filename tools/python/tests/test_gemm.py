@@ -131,3 +131,69 @@ def test_validate_takes_gemms_options_with_gemms_defaults():
     import inspect
     params = inspect.signature(fpconform.gemm).parameters
     assert {k: params[k].default for k in fpconform._GEMM_OPTIONS} == fpconform._GEMM_OPTIONS
+
+
+def _fp8_values(shape, dtype, lo, hi):
+    """Random codes of an fp8 dtype with exponents in [lo, hi] (finite, some zeros)."""
+    mags = np.exp2(RNG.integers(lo, hi + 1, shape)) * RNG.choice([1, 1.25, 1.5, 1.75], shape)
+    signs = RNG.choice([-1.0, 1.0, 0.0], shape, p=[0.45, 0.45, 0.1])
+    return (mags * signs).astype(dtype)
+
+
+def test_mixed_fp8_operands_exact_equals_float64():
+    # e4m3 x e5m2 products span 2^-25 .. 2^25 with 6-bit significands, and an f16 C
+    # 2^-24 .. 2^15: float64 holds every sum of 32 of them exactly, so numpy's float64 matmul,
+    # rounded once to f32, is the correctly rounded result the exact unit must give.
+    a = _fp8_values((8, 32), ml_dtypes.float8_e4m3fn, -9, 8)
+    b = _fp8_values((32, 6), ml_dtypes.float8_e5m2, -16, 15)
+    c = RNG.standard_normal((8, 6)).astype(np.float16)
+    want = (a.astype(np.float64) @ b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+    got = fpconform.gemm(a, b, c, model="exact", c_format="f16")
+    assert np.array_equal(got.view(np.float32), want)
+    # The same by raw codes and their formats.
+    by_codes = fpconform.gemm(a.view(np.uint8), b.view(np.uint8), c.view(np.uint16), model="exact",
+                              in_format="e4m3", b_format="e5m2", c_format="f16")
+    assert np.array_equal(by_codes, got)
+
+
+def test_mixed_fp8_operands_take_the_presets_unit_and_the_cli_agrees(tmp_path, cli):
+    a = _fp8_values((4, 64), ml_dtypes.float8_e4m3fn, -6, 4)
+    b = _fp8_values((64, 4), ml_dtypes.float8_e5m2, -6, 4)
+    np.save(tmp_path / "a.npy", a.view(np.uint8))
+    np.save(tmp_path / "b.npy", b.view(np.uint8))
+    subprocess.run([cli, "gemm", "--model", "hopper", "--in", "e4m3", "--b-format", "e5m2",
+                    "--out", "f32", "--a", str(tmp_path / "a.npy"), "--b", str(tmp_path / "b.npy"),
+                    "-o", str(tmp_path / "d.npy")], check=True, capture_output=True)
+    theirs = np.load(tmp_path / "d.npy").view(np.uint32)
+    assert np.array_equal(fpconform.gemm(a, b, model="hopper"), theirs)
+
+
+@pytest.mark.parametrize("kwargs,arg", [
+    ({"b_format": "nope"}, "b_format"),
+    ({"c_format": "f16"}, "c: holds f32, but c_format is f16"),
+])
+def test_bad_operand_formats_name_themselves(kwargs, arg):
+    a = np.ones((2, 32), ml_dtypes.float8_e4m3fn)
+    b = np.ones((32, 2), np.uint8)
+    c = np.zeros((2, 2), np.float32)
+    with pytest.raises((ValueError, TypeError), match=arg):
+        fpconform.gemm(a, b, c, model="hopper", **({"b_format": "e5m2"} | kwargs))
+
+
+def test_a_pair_the_preset_models_differently_is_refused():
+    a = np.ones((2, 8), np.float16)
+    b = np.ones((8, 2), ml_dtypes.bfloat16)
+    with pytest.raises(ValueError, match="models f16 and bf16 inputs differently"):
+        fpconform.gemm(a, b, model="cdna1")
+
+
+def test_models_give_each_presets_staged_unit_which_gemm_takes():
+    hopper = [m for m in fpconform.models() if m["model"] == "hopper" and m["input"] == "bf16"][0]
+    assert hopper["unit"].startswith("fused(block=16, frac_bits=25, zero_exp=-133)")
+    a = RNG.standard_normal((4, 64)).astype(ml_dtypes.bfloat16)
+    b = RNG.standard_normal((64, 4)).astype(ml_dtypes.bfloat16)
+    # The preset's own output rule (f32: RZ) is in the staged text's out() stage.
+    staged = fpconform.gemm(a, b, model=hopper["unit"])
+    assert np.array_equal(staged, fpconform.gemm(a, b, model="hopper"))
+    with pytest.raises(ValueError, match="model pairwise\\(\\): does not take 'frac_bits'"):
+        fpconform.gemm(a, b, model="pairwise(group=4, frac_bits=3) | out(rne)")

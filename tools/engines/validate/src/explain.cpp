@@ -41,7 +41,6 @@ ElementExplanation explain_element(const ValidateRequest& q, int row, int col) {
   if (row < 0 || col < 0 || row >= q.d.rows || col >= q.d.cols)
     throw Error("--element", std::to_string(row) + "," + std::to_string(col) + " is not inside " +
                                  std::to_string(q.d.rows) + "x" + std::to_string(q.d.cols));
-  const Format& in = q.a.format;
   const Format& out = q.d.format;
   const Matrix* c = q.c ? &*q.c : nullptr;
   ElementExplanation e;
@@ -49,10 +48,10 @@ ElementExplanation explain_element(const ValidateRequest& q, int row, int col) {
   e.col = col;
   e.k = q.a.cols;
   e.kernel = q.d.at(row, col);
-  for (int kk = 0; kk < q.a.cols; ++kk) e.operands += hex(in, q.a.at(row, kk)) + " ";
-  for (int kk = 0; kk < q.a.cols; ++kk) e.operands += hex(in, q.b.at(kk, col)) + " ";
+  for (int kk = 0; kk < q.a.cols; ++kk) e.operands += hex(q.a.format, q.a.at(row, kk)) + " ";
+  for (int kk = 0; kk < q.a.cols; ++kk) e.operands += hex(q.b.format, q.b.at(kk, col)) + " ";
   const std::uint64_t cv = c ? c->at(row, col) : 0;
-  e.operands += hex(q.model ? q.model->acc : out, cv);
+  e.operands += hex(c ? c->format : q.model ? q.model->acc : out, cv);
   const Matrix ar = row_of(q.a, row), bc = column_of(q.b, col);
   const Matrix cc{1, 1, c ? c->format : out, {cv}};
   if (q.model) {
@@ -68,16 +67,19 @@ ElementExplanation explain_element(const ValidateRequest& q, int row, int col) {
 }
 
 std::string element_text(const ElementExplanation& e, const ValidateRequest& q) {
-  const Format& in = q.a.format;
   const Format& out = q.d.format;
   std::string s = format("D[%d][%d] = sum_k A[%d][k] * B[k][%d] + C, K = %d\n", e.row, e.col,
                          e.row, e.col, e.k);
   s += format("kernel:   %s (%.9g)\n", hex(out, e.kernel).c_str(), code_value(out, e.kernel));
   if (e.model) {
     s += format("model:    %s (%.9g)\n", hex(out, *e.model).c_str(), code_value(out, *e.model));
-    if (e.model_is_dot)
-      s += format("the model's working: echo '%s' | fpconform dot --model '%s' --in %s --out %s\n",
-                  e.operands.c_str(), q.model_name.c_str(), in.name.c_str(), out.name.c_str());
+    if (e.model_is_dot) {
+      std::string formats = "--in " + q.a.format.name + " --out " + out.name;
+      if (!(q.b.format == q.a.format)) formats += " --b-format " + q.b.format.name;
+      if (q.c && !(q.c->format == out)) formats += " --c-format " + q.c->format.name;
+      s += format("the model's working: echo '%s' | fpconform dot --model '%s' %s\n",
+                  e.operands.c_str(), q.model_name.c_str(), formats.c_str());
+    }
   }
   s += format("exact:    %.21Lg, correctly rounded %s (%.9g)\n", e.exact,
               hex(out, e.exact_rounded).c_str(), code_value(out, e.exact_rounded));

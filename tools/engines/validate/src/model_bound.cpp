@@ -16,6 +16,9 @@ BoundVerdict check_model_bound(const ValidateRequest& q, const Matrix& model_d,
   const GemmOptions& g = *q.model;
   if (!g.scale_a.empty() || !g.scale_b.empty() || !g.block_scale_a.empty())
     throw Error("--tolerance", "the model's bound is derived for unit scales only");
+  if (!(q.a.format == q.b.format) || (q.c && !(q.c->format == g.acc)))
+    throw Error("--tolerance", "the model's bound is derived for A and B in one format and C in "
+                               "the accumulator's");
   tolerance::GemmShape shape{g.promote_every, g.split_k, g.reduction, g.c_in_epilogue};
   const tolerance::Bound bound = tolerance::model_bound(g.unit, q.a.format, g.acc, q.a.cols, shape,
                                                         &g.out, &g.out_rounding);
