@@ -149,10 +149,15 @@ Summands with_codes(Summands s, const Format& in, const Format& out, int lo, con
 }
 
 // A row with +M at leaf `plus`, -M at leaf `minus` (kC for C; -2 for none), units (of the
-// sign `negative_units` says) elsewhere.
-void add_row(DotBatch& batch, const Summands& s, int plus, int minus, bool negative_units = false) {
+// sign `negative_units` says) elsewhere, or only at the leaves of `units_at` (C first, then the
+// products; the others +0).
+void add_row(DotBatch& batch, const Summands& s, int plus, int minus, bool negative_units = false,
+             const std::vector<bool>* units_at = nullptr) {
   std::vector<std::uint64_t> a(batch.k, negative_units ? s.neg_unit_a : s.unit_a),
       b(batch.k, s.unit_b);
+  if (units_at)
+    for (int i = 0; i < batch.k; ++i)
+      if (!(*units_at)[static_cast<std::size_t>(i) + 1]) a[i] = 0;
   auto place = [&](int leaf, std::uint64_t code_a) {
     if (leaf < 0) return;
     a[leaf] = code_a;
@@ -160,11 +165,21 @@ void add_row(DotBatch& batch, const Summands& s, int plus, int minus, bool negat
   };
   place(plus, s.big_a);
   place(minus, s.neg_big_a);
-  const std::uint64_t c = plus == kC    ? s.c_big
-                          : minus == kC ? s.c_neg_big
+  const bool c_unit = !units_at || (*units_at)[0];
+  const std::uint64_t c = plus == kC     ? s.c_big
+                          : minus == kC  ? s.c_neg_big
+                          : !c_unit      ? 0
                           : negative_units ? s.c_neg_unit
                                            : s.c_unit;
   batch.add(a, b, c);
+}
+
+// How many units fit beside M unabsorbed-by-rounding: their sum stays below half an ulp of M in
+// the output, so that an IEEE addition to M drops them all (0 where none fit).
+int units_beside_m(const Summands& s, const Format& out) {
+  const int room = s.big - out.precision() - s.unit;  // log2(half ulp / unit)
+  if (room <= 0) return 0;
+  return room >= 30 ? INT_MAX : (1 << room) - 1;
 }
 
 // Units in D (of the units' sign): -1 when D is not a whole number of units in [0, limit].
@@ -299,7 +314,12 @@ class Recovery {
         if (!lca_.contains({task.leaves[0], task.leaves[i]}))
           todo.emplace_back(task.leaves[0], task.leaves[i]);
     std::vector<std::uint64_t> last;  // the last answers of the pairs still in todo
-    for (int variant = 0; variant < 4 && !todo.empty(); ++variant) {
+    // Where fewer units than k - 1 fit below half an ulp of M, a count of all of them can
+    // include M's rounding (D = ulp + n units reads as more units): groups only.
+    const int fit = units_beside_m(s_, t_.out());
+    const bool groups_only = fit >= 2 && fit < k_ - 1;
+    if (groups_only) last.assign(todo.size(), 0);
+    for (int variant = 0; variant < 4 && !todo.empty() && !groups_only; ++variant) {
       const bool swapped = variant & 1, negative = variant & 2;
       DotBatch batch;
       batch.k = k_;
@@ -315,6 +335,8 @@ class Recovery {
       }
       todo.swap(failed);
     }
+    if (todo.empty()) return;
+    measure_in_groups(todo, last);
     if (todo.empty()) return;
     if (!stepping_) bad(todo.front(), last.front());
     // Every sign of M and of the units must read the same count: a target that is not
@@ -343,17 +365,103 @@ class Recovery {
     }
   }
 
-  // Units in D = s * 2^(big - p_out) + n * unit (stepping_summands), -1 when D is not of that form.
-  long count_units_beside_steps(std::uint64_t d, bool negative) const {
+  // Where more units than M leaves room for meet it (their sum reaches half an ulp of M, so
+  // that an addition rounds them into M's last bit), the units outside the pair's LCA are
+  // counted a group at a time, the other leaves +0: a unit survives or is absorbed by where it
+  // meets M, whichever others are present, so the groups' counts add up. Toward zero, where
+  // units meeting the opposite M step it an ulp, each group is read as D = s ulp(M) + n units
+  // (its n below one ulp), and every sign of M and of the units must give the same count.
+  // Pairs no group reading settles stay in `todo`.
+  void measure_in_groups(std::vector<std::pair<int, int>>& todo, std::vector<std::uint64_t>& last) {
+    const int group = units_beside_m(s_, t_.out());
+    if (group < 2 || group >= k_ - 1) return;
+    // Per pair, the total count over its groups in one variant (-1: some group is unreadable).
+    const auto totals = [&](int variant, bool steps) {
+      const bool swapped = variant & 1, negative = variant & 2;
+      DotBatch batch;
+      batch.k = k_;
+      std::vector<std::pair<std::size_t, int>> rows;  // (pair, units in the row)
+      for (std::size_t r = 0; r < todo.size(); ++r) {
+        const auto [x, y] = todo[r];
+        std::vector<bool> at(static_cast<std::size_t>(k_) + 1, false);
+        int in_group = 0;
+        const auto flush = [&] {
+          if (in_group == 0) return;
+          add_row(batch, s_, swapped ? y : x, swapped ? x : y, negative, &at);
+          rows.emplace_back(r, in_group);
+          std::fill(at.begin(), at.end(), false);
+          in_group = 0;
+        };
+        for (int leaf = kC; leaf < k_; ++leaf) {
+          if (leaf == x || leaf == y) continue;
+          at[static_cast<std::size_t>(leaf + 1)] = true;
+          if (++in_group == group) flush();
+        }
+        flush();
+      }
+      const auto d = evaluate(batch);
+      std::vector<long> total(todo.size(), 0);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        long& n = total[rows[i].first];
+        if (n < 0) continue;
+        const long here = steps ? units_beside_steps(d[i], s_, rows[i].second, negative)
+                                : count_units(t_, d[i], s_.unit, rows[i].second, negative);
+        n = here < 0 ? -1 : n + here;
+        if (here < 0) last[rows[i].first] = d[i];
+      }
+      return total;
+    };
+    const auto keep_unread = [&](const std::vector<long>& total) {
+      std::vector<std::pair<int, int>> failed;
+      std::vector<std::uint64_t> failed_last;
+      for (std::size_t r = 0; r < todo.size(); ++r) {
+        if (total[r] >= 0) {
+          lca_[todo[r]] = k_ + 1 - static_cast<int>(total[r]);
+          grouped_ = true;
+        } else {
+          failed.push_back(todo[r]);
+          failed_last.push_back(last[r]);
+        }
+      }
+      todo.swap(failed);
+      last.swap(failed_last);
+    };
+    for (int variant = 0; variant < 4 && !todo.empty(); ++variant) keep_unread(totals(variant, false));
+    if (!todo.empty() && t_.out().precision() >= 2) {
+      std::vector<long> agreed = totals(0, true);
+      for (int variant = 1; variant < 4; ++variant) {
+        const std::vector<long> t = totals(variant, true);
+        for (std::size_t r = 0; r < agreed.size(); ++r)
+          if (t[r] != agreed[r]) agreed[r] = -1;
+      }
+      keep_unread(agreed);
+    }
+    if (grouped_ && !grouped_noted_) {
+      grouped_noted_ = true;
+      st_.notes.push_back("M = 2^" + std::to_string(s_.big) + " leaves room for " +
+                          std::to_string(group) + " units of 2^" + std::to_string(s_.unit) +
+                          " below half its ulp in " + t_.out().name +
+                          ": pairs whose units reached M's last bit were read with the units " +
+                          "in groups of at most " + std::to_string(group) + ", the other leaves +0");
+    }
+  }
+
+  // Units in D = s * 2^(big - p_out) + n * 2^unit for the summands `s` (s ulp steps of M toward
+  // zero, at most two per node), -1 when D is not of that form with n <= limit.
+  long units_beside_steps(std::uint64_t d, const Summands& s, int limit, bool negative) const {
     const double v = negative ? -to_double(d, t_.out()) : to_double(d, t_.out());
     if (!std::isfinite(v) || v < 0) return -1;
-    const int ulp = stepping_->big - t_.out().precision();
+    const int ulp = s.big - t_.out().precision();
+    if (ulp <= s.unit) return -1;
     const double steps = std::floor(std::ldexp(v, -ulp));
-    const double n = std::ldexp(v - std::ldexp(steps, ulp), -stepping_->unit);
-    // At most one step per node on each side (two ulps on M's own side, rounding up); more is
-    // not this form (a cut to fewer bits than the output's steps by larger ulps).
-    if (steps > 2.0 * (k_ + 1) || n != std::floor(n) || n > k_ - 1) return -1;
+    const double n = std::ldexp(v - std::ldexp(steps, ulp), -s.unit);
+    if (steps > 2.0 * (k_ + 1) || n != std::floor(n) || n > limit) return -1;
     return static_cast<long>(n);
+  }
+
+  // Units in D = s * 2^(big - p_out) + n * unit (stepping_summands), -1 when D is not of that form.
+  long count_units_beside_steps(std::uint64_t d, bool negative) const {
+    return units_beside_steps(d, *stepping_, k_ - 1, negative);
   }
 
   [[noreturn]] void bad(std::pair<int, int> xy, std::uint64_t d) const {
@@ -459,6 +567,7 @@ class Recovery {
   Summands s_;
   std::optional<Summands> stepping_;  // the unit for rounding toward zero (stepping_summands)
   bool stepped_ = false;
+  bool grouped_ = false, grouped_noted_ = false;  // some pairs were read in groups of units
   ShapeChoice choice_;
   Arena arena_;
   std::map<std::pair<int, int>, int> lca_;

@@ -508,5 +508,49 @@ TEST(RecoverOrder, RandomTrees) {
   EXPECT_GE(exact + other_reading, 160);
 }
 
+// fp8 inputs with flushed subnormals into f32: M = 2^16 and units of 2^-12 leave room for 15
+// units below half an ulp of M, fewer than the 20-32 products here, so the pairs are read with
+// the units in groups (and, toward zero, beside M's ulp steps); before, these were refused. The
+// same trees with bf16 inputs leave room for all units: the readings must be the same.
+TEST(RecoverOrder, UnitsReadInGroupsWhereMLeavesLittleRoom) {
+  int same = 0, exact = 0, refused_both = 0, grouped = 0;
+  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+    const int products = 20 + static_cast<int>(seed % 13);
+    const SumTree tree = random_sum_tree(9100 + seed, products, 0.15);
+    FdpaParams p;
+    p.structure = FdpaStructure::tree;
+    p.c_in_block = false;
+    p.flush_subnormal_inputs = true;
+    p.out_rounding.mode = seed % 2 ? RoundingMode::rne : RoundingMode::rtz;
+    p.tree = intern_tree(tree.text());
+    EmuTarget wide("emu:random-tree", p, fmt("bf16"), fmt("f32"));
+    EmuTarget narrow("emu:random-tree", p, fmt("e4m3"), fmt("f32"));
+    std::optional<std::vector<SumTree>> reference;
+    try {
+      reference = recover_readings(wide, products);
+    } catch (const Error&) {
+    }
+    try {
+      OrderStats st;
+      const std::vector<SumTree> readings = recover_readings(narrow, products, &st);
+      for (const std::string& n : st.notes)
+        grouped += n.find("in groups of at most 15") != std::string::npos;
+      ASSERT_TRUE(reference.has_value()) << "read in groups only: " << tree.text();
+      EXPECT_EQ(readings, *reference) << tree.text();
+      ++same;
+      exact += rounding_nodes(readings.front()) == splice_exact(tree) ||
+               (readings.size() == 2 && rounding_nodes(readings[1]) == splice_exact(tree));
+    } catch (const Error& e) {
+      EXPECT_FALSE(reference.has_value()) << tree.text() << ": " << e.what();
+      ++refused_both;
+    }
+  }
+  std::printf("fp8 trees into f32: %d read as with bf16 (%d of them the generator's tree in one "
+              "of the readings), %d refused with either input, %d read in groups\n",
+              same, exact, refused_both, grouped);
+  EXPECT_EQ(grouped, same);
+  EXPECT_GE(same, 45);
+}
+
 }  // namespace
 }  // namespace fpconform::characterize
