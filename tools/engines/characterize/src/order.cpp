@@ -382,7 +382,7 @@ class Recovery {
       batch.k = k_;
       std::vector<std::pair<std::size_t, int>> rows;  // (pair, units in the row)
       for (std::size_t r = 0; r < todo.size(); ++r) {
-        const auto [x, y] = todo[r];
+        const int x = todo[r].first, y = todo[r].second;
         std::vector<bool> at(static_cast<std::size_t>(k_) + 1, false);
         int in_group = 0;
         const auto flush = [&] {
