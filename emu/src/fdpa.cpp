@@ -66,6 +66,7 @@ struct Term {
   u128 sig = 0;  // 0: a zero term
   int lsb = 0;
   int lead = 0;
+  bool zero_keeps_lead = false;  // a zero (a cancelled sub-sum) whose `lead` still counts
   i128 signed_sig() const { return negative ? -static_cast<i128>(sig) : static_cast<i128>(sig); }
 };
 
@@ -246,9 +247,13 @@ const std::vector<Term>& step_terms(const FdpaParams& p, const Step& s, const Sc
         throw Error("subsum", "a sub-sum needs more than the model's 126-bit adder");
       v += static_cast<i128>(t.sig << shift) * (t.negative ? -1 : 1);
     }
-    if (v == 0) continue;
     const ScaleValue& ka = sc.sa(j);
     const ScaleValue& kb = sc.sb(j);
+    if (v == 0) {  // cancelled: its scales' exponent still counts (MMA-Sim 2.1.1)
+      storage[j / g].zero_keeps_lead = true;
+      storage[j / g].lead = ka.lead + kb.lead;
+      continue;
+    }
     const u128 m = magnitude(v);
     if (bit_length(m) + bit_length(ka.sig) + bit_length(kb.sig) > 126)
       throw Error("subsum", "a scaled sub-sum needs more than the model's 126-bit adder");
@@ -313,7 +318,7 @@ std::uint64_t fused_step(const FdpaParams& p, const FdpaFormats& f,
     GroupSum& G = groups[g];
     bool any_zero = false;
     for (std::size_t i = g; i < terms.size(); i += p.interleave) {
-      if (terms[i].sig) G.e = std::max(G.e, terms[i].lead);
+      if (terms[i].sig || terms[i].zero_keeps_lead) G.e = std::max(G.e, terms[i].lead);
       else any_zero = true;
     }
     if (c_in) {

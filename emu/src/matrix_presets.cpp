@@ -8,6 +8,12 @@
 //        fp32 fma, CDNA2 flushes; CDNA3 amd_fused_dot_add: F = 24, late C with floor to 31 / 24
 //        fraction bits, fp8 even/odd groups and C dropped below max - 25; products >= 2^128
 //        are infinite), mmasim/mmasim/amd/sim.py (newer: CDNA1 = exact FDPA, L = 4 / 2);
+//  [MS2] MMA-Sim 2.1.1 (PyPI mmasim), mmasim/nv_ptx/sim.py: the zero-term exponent per
+//        architecture, f32 output -132 (Turing, Ampere, Ada) / -133 (Hopper, Blackwell, RTX
+//        Blackwell), f16 output -19 (Volta) / -20 (Turing, Ampere, Ada) / -21 (Hopper and
+//        later; wgmma and tcgen05 too); the fp4 kinds (G = 16, F = 35) -139, and a sub-sum that
+//        cancels to zero keeps its scales' exponent (arithmetic/fdpa.py: "zeros resulted from
+//        summation do not apply e_zero"). Compared row by row: reports/peers/mmasim.md;
 //  [FHMP] Fasi, Higham, Mikaitis, Pranesh, PeerJ CS 7:e330 (2021) (V100: L = 4, RZ fp32 out);
 //  [DS]  DeepSeek-V3, arXiv 2412.19437 3.3.2 (Hopper FP8 accumulation keeps ~14 bits).
 //        Block-scaled MMA (tcgen05.mma kind::mxf8f6f4 / mxf4 / mxf4nvf4, sm_120 mma.sync with
@@ -159,15 +165,15 @@ constexpr FdpaParams exact(int block) {
 
 // Blackwell block-scaled units [MS]: kind::mxf8f6f4 (k32, one ue8m0 pair per 32 elements, the
 // plain fused block with F = 25; the same numbers as kind::f8f6f4 with unit scales), and the fp4
-// kinds (k64, exact sub-sums of 16, F = 35, f32 RZ only). zero_exp -133: [KM]'s B200 value
-// (measured for f16/bf16/tf32; assumed here).
+// kinds (k64, exact sub-sums of 16, F = 35, f32 RZ only). zero_exp: -133 ([KM]'s B200 value,
+// measured for f16/bf16/tf32; [MS2] likewise) and -139 for the fp4 kinds ([MS2]).
 constexpr FdpaParams mx_f8f6f4() {
   FdpaParams p = nv(32, 25, -133);
   p.scale_block = 32;
   return p;
 }
 constexpr FdpaParams mx_f4(int scale_block) {
-  FdpaParams p = nv(64, 35, -133);
+  FdpaParams p = nv(64, 35, -139);  // [MS2]
   p.scale_block = scale_block;
   p.subsum = 16;
   p.out_rounding = Rounding{RoundingMode::rtz};
@@ -178,62 +184,62 @@ using R = OutputRule;
 
 constexpr MatrixUnitEntry kEntries[] = {
     // ---- NVIDIA (fused blocks) ----
-    {"volta", "f16", nv(4, 23, kNone), R::nvidia, "[FHMP], [KM]; dumps V100 fp16 (fp32 and fp16 out)"},
-    {"turing", "f16", nv(8, 24, kNone), R::nvidia, "[MS] nv.py (Turing F = 24; m16n8k8: L = 8)"},
-    {"ampere", "f16", nv(8, 24, -132), R::nvidia, "[KM]; dumps A100 fp16 (fp32 and fp16 out)"},
-    {"ampere", "bf16", nv(8, 24, -132), R::nvidia, "[KM]; dumps A100 bf16"},
-    {"ampere", "tf32", nv(4, 24, -132), R::nvidia, "[KM]; dumps A100 tf32"},
+    {"volta", "f16", nv(4, 23, kNone), R::nvidia, "[FHMP], [KM]; dumps V100 fp16 (fp32 and fp16 out)", -19},
+    {"turing", "f16", nv(8, 24, -132), R::nvidia, "[MS] nv.py (Turing F = 24; m16n8k8: L = 8); zero exponent [MS2]", -20},
+    {"ampere", "f16", nv(8, 24, -132), R::nvidia, "[KM]; dumps A100 fp16 (fp32 and fp16 out)", -20},
+    {"ampere", "bf16", nv(8, 24, -132), R::nvidia, "[KM]; dumps A100 bf16", -20},
+    {"ampere", "tf32", nv(4, 24, -132), R::nvidia, "[KM]; dumps A100 tf32", -20},
     {"ampere", "f64", sequential("nvidia"), R::f64, "[MS] nv.py: fp64 mma (m8n8k4) = fma chain in k order"},
-    {"ada", "f16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)"},
-    {"ada", "bf16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)"},
-    {"ada", "tf32", nv(4, 24, -132), R::nvidia, "[MS] (as Ampere)"},
-    {"ada", "e4m3", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958)"},
-    {"ada", "e5m2", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator"},
+    {"ada", "f16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)", -20},
+    {"ada", "bf16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)", -20},
+    {"ada", "tf32", nv(4, 24, -132), R::nvidia, "[MS] (as Ampere)", -20},
+    {"ada", "e4m3", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958)", -20},
+    {"ada", "e5m2", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator", -20},
     {"ada", "f64", sequential("nvidia"), R::f64, "[MS] nv_ptx/isa_mma.py (Ada has Ampere's f64 mma) + nv.py: fma chain"},
-    {"hopper", "f16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 fp16 (fp32 and fp16 out)"},
-    {"hopper", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 bf16"},
-    {"hopper", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[KM]; dumps H100 tf32"},
-    {"hopper", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)"},
-    {"hopper", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)"},
+    {"hopper", "f16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 fp16 (fp32 and fp16 out)", -21},
+    {"hopper", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 bf16", -21},
+    {"hopper", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[KM]; dumps H100 tf32", -21},
+    {"hopper", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)", -21},
+    {"hopper", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)", -21},
     // wgmma: the whole k of the instruction in one block (k16 f16/bf16, k8 tf32, k32 fp8), F = 25
     // and the e8m13 fp8 accumulator ([MS] nv.py WGMMASim); the same rows as `hopper`.
-    {"hopper-wgmma", "f16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
-    {"hopper-wgmma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
-    {"hopper-wgmma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]"},
-    {"hopper-wgmma", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
-    {"hopper-wgmma", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]"},
+    {"hopper-wgmma", "f16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]", -21},
+    {"hopper-wgmma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]", -21},
+    {"hopper-wgmma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]", -21},
+    {"hopper-wgmma", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]", -21},
+    {"hopper-wgmma", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]", -21},
     // mma.sync on sm_90: [MS] nv.py MMASim with arch Hopper: F = 25, the instruction's k fused
     // in one block (no split, unlike Ampere/Ada); MMA-Sim lists f16/bf16 (m16n8k16), tf32
     // (m16n8k8) and f64, no fp8 mma.sync for Hopper. zero_exp -133 as [KM]'s H100 model.
-    {"hopper-mma", "f16", hopper_unit(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
-    {"hopper-mma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent"},
-    {"hopper-mma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k8 unsplit), [KM] H100 zero exponent"},
+    {"hopper-mma", "f16", hopper_unit(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent", -21},
+    {"hopper-mma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k16 unsplit), [KM] H100 zero exponent", -21},
+    {"hopper-mma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[MS] nv.py (Hopper mma: F = 25, k8 unsplit), [KM] H100 zero exponent", -21},
     {"hopper-mma", "e4m3", hopper_mma_fp8(), R::nvidia, kHopperMmaFp8},
     {"hopper-mma", "e5m2", hopper_mma_fp8(), R::nvidia, kHopperMmaFp8},
     {"hopper-mma", "f64", sequential("nvidia"), R::f64, "[MS] nv.py + nv_ptx/isa_mma.py (sm_90 f64 mma = fma chain)"},
-    {"blackwell", "f16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
-    {"blackwell", "bf16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
-    {"blackwell", "tf32", nv(8, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)"},
+    {"blackwell", "f16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)", -21},
+    {"blackwell", "bf16", nv(16, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)", -21},
+    {"blackwell", "tf32", nv(8, 25, -133), R::nvidia, "[KM], [MS] (B200 tcgen05)", -21},
     // fp8/fp6/fp4 (kind::f8f6f4 and, with fdpa_scaled and ue8m0 scales, kind::mxf8f6f4).
-    {"blackwell", "e4m3", mx_f8f6f4(), R::nvidia, "[MS] (B200 tcgen05: no 13-bit cut); mxf8f6f4: [MS] nv_fused_dot_add with scales"},
+    {"blackwell", "e4m3", mx_f8f6f4(), R::nvidia, "[MS] (B200 tcgen05: no 13-bit cut); mxf8f6f4: [MS] nv_fused_dot_add with scales", -21},
     // The mma.sync path of Blackwell (sm_100) and RTX Blackwell (sm_120): MMASim with F = 25
     // (arch_accum_fractional_bits), one fused block per instruction (no k split outside
-    // Ampere/Ada), no 13-bit cut (Ada-only). MMA-Sim gives zero terms no exponent. Not yet
-    // checked against recorded data.
-    {"blackwell-mma", "f16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k16 unsplit)"},
-    {"blackwell-mma", "bf16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k16 unsplit)"},
-    {"blackwell-mma", "tf32", nv(8, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k8 unsplit)"},
-    {"blackwell-mma", "e4m3", nv(32, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k32 unsplit)"},
-    {"blackwell-mma", "e5m2", nv(32, 25, kNone), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k32 unsplit)"},
-    {"rtx-blackwell", "f16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k16)"},
-    {"rtx-blackwell", "bf16", nv(16, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k16)"},
-    {"rtx-blackwell", "tf32", nv(8, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k8)"},
-    {"rtx-blackwell", "e4m3", nv(32, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 f8f6f4 m16n8k32)"},
-    {"rtx-blackwell", "e5m2", nv(32, 25, kNone), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 f8f6f4 m16n8k32)"},
-    {"blackwell", "e5m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
-    {"blackwell", "e2m3", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
-    {"blackwell", "e3m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
-    {"blackwell", "e2m1", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales"},
+    // Ampere/Ada), no 13-bit cut (Ada-only). Zero terms count as 2^-133 ([MS2]; the older
+    // nv.py gave them no exponent). Not yet checked against recorded data.
+    {"blackwell-mma", "f16", nv(16, 25, -133), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k16 unsplit); zero exponent [MS2]", -21},
+    {"blackwell-mma", "bf16", nv(16, 25, -133), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k16 unsplit); zero exponent [MS2]", -21},
+    {"blackwell-mma", "tf32", nv(8, 25, -133), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k8 unsplit); zero exponent [MS2]", -21},
+    {"blackwell-mma", "e4m3", nv(32, 25, -133), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k32 unsplit); zero exponent [MS2]", -21},
+    {"blackwell-mma", "e5m2", nv(32, 25, -133), R::nvidia, "[MS] nv.py MMASim (Blackwell: F = 25, m16n8k32 unsplit); zero exponent [MS2]", -21},
+    {"rtx-blackwell", "f16", nv(16, 25, -133), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k16); zero exponent [MS2]", -21},
+    {"rtx-blackwell", "bf16", nv(16, 25, -133), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k16); zero exponent [MS2]", -21},
+    {"rtx-blackwell", "tf32", nv(8, 25, -133), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 mma.sync m16n8k8); zero exponent [MS2]", -21},
+    {"rtx-blackwell", "e4m3", nv(32, 25, -133), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 f8f6f4 m16n8k32); zero exponent [MS2]", -21},
+    {"rtx-blackwell", "e5m2", nv(32, 25, -133), R::nvidia, "[MS] nv.py, kernels/nv_rtxblackwell.py (sm_120 f8f6f4 m16n8k32); zero exponent [MS2]", -21},
+    {"blackwell", "e5m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales", -21},
+    {"blackwell", "e2m3", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales", -21},
+    {"blackwell", "e3m2", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales", -21},
+    {"blackwell", "e2m1", mx_f8f6f4(), R::nvidia, "[MS] nv.py TCGen05MMASim (f8f6f4/mxf8f6f4: F = 25, k32 fused), nv_fused_dot_add with scales", -21},
     // fp4 kinds: kind::mxf4 (ue8m0 per 32) and kind::mxf4nvf4 (nvf4: ue4m3 per 16), k64.
     {"blackwell-mxf4", "e2m1", mx_f4(32), R::f32, "[MS] functions.py nv_fused_dot_add_with_block_scale (mxf4: exact sub-sums of 16, F = 35, ue8m0 per 32, RZ)"},
     {"blackwell-nvf4", "e2m1", mx_f4(16), R::f32, "[MS] functions.py nv_fused_dot_add_with_block_scale (mxf4nvf4: exact sub-sums of 16, F = 35, ue4m3 per 16, RZ)"},
@@ -352,6 +358,7 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
           throw Error(w, "no published model reproduces " + name + " " + in.name +
                              " inputs with " + out.name + " output (see suites/matrix)");
         p.out_rounding.mode = RoundingMode::rne;
+        if (is_builtin(out, "f16") && found->f16_zero_exp != INT_MIN) p.zero_exp = found->f16_zero_exp;
       } else {
         throw Error(w, "matrix units write f32, f16 or bf16, not " + out.name);
       }

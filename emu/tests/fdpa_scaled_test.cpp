@@ -151,24 +151,29 @@ TEST(FdpaScaled, Fp4ScalesShiftTheResultExactly) {
 }
 
 // Sub-sums are exact, and each is aligned by its scales' exponents (not its magnitude), F = 35.
-// Inside: 36 - 36 in one sub-sum is an exact zero (a zero term), so the only non-zero term,
-// 0.25 * 2^-40 (lead -40) sets E and survives: D = 2^-42. Across: +36 and -36 in two sub-sums
-// of scale 1 are terms of lead 0, E = 0, the unit is 2^-35 and 2^-42 is truncated: D = +0.
-// Per-product alignment (the same unit with subsum = 0): E = 4 (6 * 6), 2^-42 lost both ways.
+// Inside: 36 - 36 in one sub-sum cancels, and a cancelled sub-sum keeps its scales' exponent
+// (MMA-Sim 2.1.1; only a sub-sum of zero products is a zero term), so E = 0, the unit is 2^-35
+// and 0.25 * 2^-40 = 2^-42 is truncated: D = +0. Across: +36 and -36 in two sub-sums of scale
+// 1 are terms of lead 0: the same. Per-product alignment (subsum = 0): E = 4 (6 * 6), 2^-42
+// lost both ways. Zero products instead of 36 - 36 leave 2^-42 alone: it sets E and survives.
 TEST(FdpaScaled, CancellationInsideVersusAcrossSubsums) {
   const Codes sa{ue8m0(0), ue8m0(-40)}, sb{ue8m0(0), ue8m0(0)};
   Fp4Case inside, across;
   inside.set(0, "6", "6").set(1, "-6", "6").set(32, "0.5", "0.5");
   across.set(0, "6", "6").set(16, "-6", "6").set(32, "0.5", "0.5");
-  EXPECT_EQ(mxf4(inside, sa, sb), f32("0x1p-42"));
+  EXPECT_EQ(mxf4(inside, sa, sb), f32("0"));
   EXPECT_EQ(mxf4(across, sa, sb), f32("0"));
+  Fp4Case zeros;
+  zeros.set(32, "0.5", "0.5");
+  EXPECT_EQ(mxf4(zeros, sa, sb), f32("0x1p-42"));
   FdpaParams per_product = preset("blackwell-mxf4", E2M1());
   per_product.subsum = 0;
   EXPECT_EQ(fdpa_scaled(per_product, E2M1(), F32(), inside.a, inside.b, UE8M0(), sa, sb, 0), f32("0"));
   EXPECT_EQ(fdpa_scaled(per_product, E2M1(), F32(), across.a, across.b, UE8M0(), sa, sb, 0), f32("0"));
   // The nvf4 kind (ue4m3 per 16): sub-sums 0 and 1 have their own scales. Inside: 36 - 36 in
-  // sub-sum 0 (scale 1), 0.25 in sub-sum 1 at scale 2^-9 * 2^-9 (ue4m3 min subnormal, lead
-  // -6 - 6 = -12): D = 2^-20. Across: 36 in sub-sum 0, -36 in 2, E = 0, 2^-20 is kept (F = 35).
+  // sub-sum 0 (scale 1: lead 0), 0.25 in sub-sum 1 at scale 2^-9 * 2^-9 (ue4m3 min subnormal,
+  // lead -6 - 6 = -12): E = 0 and 2^-20 is kept (F = 35). Across: 36 in sub-sum 0, -36 in 2:
+  // the same.
   const FdpaParams nv = preset("blackwell-nvf4", E2M1());
   const Codes one(4, 0x38);
   Codes tiny = one;
@@ -392,20 +397,31 @@ std::uint64_t rz_f32(i128 v, int u) {
   return std::bit_cast<std::uint32_t>(f) | (neg ? 0x80000000u : 0u);
 }
 
-// The fp4 kinds by hand: sub-sums of 16 in quarters, times the scale significands, lead = the
-// scale leads; zero sub-sums and a zero C count as -133 (zero_exp); every term truncated to
-// F = 35 fraction bits of 2^E; RZ into f32. Also returns E and the number of non-zero terms.
+// The fp4 kinds by hand (MMA-Sim 2.1.1's gst_fdpa): sub-sums of 16 in quarters, times the
+// scale significands, lead = the scale leads; sub-sums of zero products (or with a zero scale)
+// and a zero C count as -139 (e_zero), a sub-sum that cancels to zero keeps its lead; every
+// term truncated to F = 35 fraction bits of 2^E; RZ into f32. Also returns E and the number of
+// non-zero terms.
 std::uint64_t hand_fp4(const Codes& a, const Codes& b, const Codes& sa, const Codes& sb, bool ue4m3,
                        std::size_t scale_block, std::uint64_t c, int* e_out = nullptr, int* terms = nullptr) {
   std::vector<HandTerm> t;
   bool any_zero = false;
+  int cancelled_lead = INT_MIN;
   for (std::size_t j = 0; j < a.size(); j += 16) {
     std::int64_t q = 0;  // quarters
-    for (std::size_t i = j; i < j + 16; ++i) q += e2m1_halves(a[i]) * e2m1_halves(b[i]);
+    bool products = false;
+    for (std::size_t i = j; i < j + 16; ++i) {
+      q += e2m1_halves(a[i]) * e2m1_halves(b[i]);
+      products = products || e2m1_halves(a[i]) * e2m1_halves(b[i]) != 0;
+    }
     const HandScale x = ue4m3 ? hand_ue4m3(sa[j / scale_block]) : hand_ue8m0(sa[j / scale_block]);
     const HandScale y = ue4m3 ? hand_ue4m3(sb[j / scale_block]) : hand_ue8m0(sb[j / scale_block]);
-    if (q == 0 || x.m == 0 || y.m == 0) {
+    if (!products || x.m == 0 || y.m == 0) {
       any_zero = true;
+      continue;
+    }
+    if (q == 0) {
+      cancelled_lead = std::max(cancelled_lead, x.lead + y.lead);
       continue;
     }
     t.push_back({static_cast<i128>(q) * x.m * y.m, -2 + x.lsb + y.lsb, x.lead + y.lead});
@@ -413,7 +429,7 @@ std::uint64_t hand_fp4(const Codes& a, const Codes& b, const Codes& sa, const Co
   const HandTerm ct = hand_f32(c);
   if (ct.m == 0) any_zero = true;
   else t.push_back(ct);
-  int e = any_zero ? -133 : INT_MIN;
+  int e = std::max(any_zero ? -139 : INT_MIN, cancelled_lead);
   for (const HandTerm& x : t) e = std::max(e, x.lead);
   i128 sum = 0;
   for (const HandTerm& x : t) sum += trunc_shift(x.m, x.lsb - (e - 35));

@@ -53,7 +53,9 @@
 //   them); the fused block then runs as above. With `subsum` = G > 0 (MMA-Sim's kind::mxf4 and
 //   mxf4nvf4) the step-1 terms are exact sums of G consecutive products, each times its scale
 //   pair's significands, with the exponent esa + esb of the scales alone (not of the sum's own
-//   magnitude); a sub-sum that is exactly zero is a zero term (zero_exp). A NaN scale gives the
+//   magnitude); a sub-sum of zero products is a zero term (zero_exp), one that cancels to zero
+//   keeps its scales' exponent (MMA-Sim 2.1.1: "zeros resulted from summation do not apply
+//   e_zero"). A NaN scale gives the
 //   default NaN; a zero scale makes its products zeros (inf times a zero scale: NaN). fdpa()
 //   runs with unit scales (1: exponent 0), so there scale_block alone changes nothing and
 //   `subsum` (fused and exact only) still groups the products; pairwise and sequential ignore

@@ -3,6 +3,7 @@
 // one algorithm.
 #pragma once
 
+#include <climits>
 #include <initializer_list>
 #include <span>
 #include <vector>
@@ -31,6 +32,7 @@ struct MatrixUnitEntry {
   FdpaParams params;        // out_rounding is set by `output` for the nvidia rule
   OutputRule output;
   std::string_view source;
+  int f16_zero_exp = INT_MIN;  // nvidia rules: zero_exp with f16 output (INT_MIN: params')
 };
 
 // Every (preset, input) pair with its parameters, in listing order.
