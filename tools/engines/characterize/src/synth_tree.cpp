@@ -96,9 +96,18 @@ SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recov
   best.params = start;
   best.disagreements = count_disagreements(start, in, out, cases);
   if (recovered.empty()) return best;
-  FdpaParams base = canonical_params(start);
+  // Only what a tree of rounding nodes reads carries over from `start`: a block, an
+  // instruction split or alignment bits found for the fixed structures mean nothing here (the
+  // tree is the instruction; longer K chains it).
+  FdpaParams base;
   base.structure = FdpaStructure::tree;
   base.c_in_block = false;
+  base.out_rounding = start.out_rounding;
+  base.flush_subnormal_inputs = start.flush_subnormal_inputs;
+  base.flushed_inputs_positive = start.flushed_inputs_positive;
+  base.flush_subnormal_outputs = start.flush_subnormal_outputs;
+  base.nan = start.nan;
+  base.nan_b_first = start.nan_b_first;
   // FPRev's exact nodes absorb nothing: an exact sum that a "( )" node rounds once, or one
   // passed up unrounded ("[ ]"); both readings of each tree are typed.
   std::vector<std::string> shapes;

@@ -14,6 +14,8 @@
 #include "fpconform/fdpa_spec.hpp"
 
 #include "fpconform/characterize/order.hpp"
+#include "fpconform/characterize/dot_case.hpp"
+#include "fpconform/characterize/validate.hpp"
 #include "fpconform/characterize/synthesize.hpp"
 #include "fpconform/core/error.hpp"
 
@@ -550,6 +552,35 @@ TEST(RecoverOrder, UnitsReadInGroupsWhereMLeavesLittleRoom) {
               same, exact, refused_both, grouped);
   EXPECT_EQ(grouped, same);
   EXPECT_GE(same, 45);
+}
+
+// The tree search types FPRev's tree from a plain tree unit: parameters found for the fixed
+// structures do not carry over. Here the fused search's instr_k = 4 would split the 8-product
+// instruction into two and make the right shape score wrong.
+TEST(SearchTree, StartsFromAPlainTreeWhateverTheFixedStructuresFound) {
+  FdpaParams truth;
+  truth.structure = FdpaStructure::tree;
+  truth.c_in_block = false;
+  truth.out_rounding.mode = RoundingMode::down;
+  truth.nan = "x86";
+  truth.tree = intern_tree("((((c 2 4 6) (0 5)) (1 7)) 3)");
+  EmuTarget t("emu:tree", truth, fmt("e5m2"), fmt("f32"));
+  CaseGenerator gen(t, 5, 64);
+  std::vector<DotCase> cases = gen.batch(3000);
+  observe(t, cases);
+  FdpaParams start;  // what the fixed-structure search may leave
+  start.block = 3;
+  start.interleave = 3;
+  start.c_in_block = false;
+  start.instr_k = 4;
+  start.frac_bits = 25;
+  start.out_rounding.mode = RoundingMode::down;
+  start.nan = "x86";
+  const std::vector<SumTree> readings = recover_readings(t, 8);
+  const SearchResult r = search_tree(start, readings, fmt("e5m2"), fmt("f32"), cases);
+  EXPECT_EQ(r.disagreements, 0u) << model_spec(r.params);
+  EXPECT_EQ(r.params.instr_k, 0);
+  EXPECT_EQ(std::string(r.params.tree), "((((c 2 4 6) (0 5)) (1 7)) 3)");
 }
 
 }  // namespace
