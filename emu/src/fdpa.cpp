@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "fpconform/arith.hpp"
@@ -462,6 +463,13 @@ void check_fits(const FdpaFormats& f) {
 // The formats of the steps after the first: C is then the previous step's D.
 FdpaFormats chained(const FdpaFormats& f) { return FdpaFormats(f.a, f.b, f.d, f.d); }
 
+// The same for a chain of steps: f itself where C is already in D's format (no copy per call),
+// else the chained formats, kept in `storage`.
+const FdpaFormats& chained(const FdpaFormats& f, std::optional<FdpaFormats>& storage) {
+  if (f.c == f.d) return f;
+  return storage.emplace(f.a, f.b, f.d, f.d);
+}
+
 // fdpa and fdpa_scaled: `sc` holds the scales (empty: unit scales).
 std::uint64_t run(const FdpaParams& p, const FdpaFormats& f,
                   std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
@@ -617,7 +625,8 @@ std::uint64_t run(const FdpaParams& p, const FdpaFormats& f, std::span<const std
       if (widest_input(f) > 63 || out.man_bits > 63)
         throw Error("in", "formats of up to 64-bit significands");
       const std::size_t step = p.block == 0 ? std::max<std::size_t>(a.size(), 1) : p.block;
-      const FdpaFormats later = chained(f);
+      std::optional<FdpaFormats> storage;
+      const FdpaFormats& later = chained(f, storage);
       std::uint64_t d = c;
       std::size_t k = 0;
       do {
@@ -643,7 +652,8 @@ std::uint64_t run(const FdpaParams& p, const FdpaFormats& f, std::span<const std
     throw Error("late_sum_frac_bits", "late fraction bits must be 0..100");
   if (std::max(f.a.man_bits, f.b.man_bits) > 52 || f.c.man_bits > 63 || out.man_bits > 63)
     throw Error("in", "the fused structure takes inputs of up to 53-bit significands");
-  const FdpaFormats later = chained(f);
+  std::optional<FdpaFormats> storage;
+  const FdpaFormats& later = chained(f, storage);
   std::uint64_t d = c;
   std::size_t k = 0;
   do {
