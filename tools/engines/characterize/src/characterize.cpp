@@ -146,7 +146,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
         if (k < 2) break;
         try {
           OrderStats stats;
-          readings = recover_readings(t, k, &stats);
+          readings = recover_checked_readings(t, k, &stats);
           ev.finding = readings.front().text();
           ev.proves += (ev.proves.empty() ? "" : "; ") + std::string("FPRev with k = ") +
                        std::to_string(k) + " (" + std::to_string(stats.queries) +

@@ -244,6 +244,41 @@ class Recovery {
     return tree;
   }
 
+  // True after a run whose counts fit no tree by the pivot rules (not a target that gave no count).
+  bool shape_failed() const { return shape_failed_; }
+
+  // The readings that fit the counts of every pair, asked in one more round, then the other
+  // trees decoded from all pairs that fit them alike. Where no tree fits every count, the pivot
+  // readings unchecked; throws where there are none.
+  std::vector<SumTree> checked(std::vector<SumTree> readings) {
+    measure_all_pairs();
+    const std::vector<SumTree> unchecked = readings;
+    std::erase_if(readings, [&](const SumTree& t) { return !fits_all_pairs(t); });
+    const std::size_t pivot_fit = readings.size();
+    std::vector<int> all{kC};
+    for (int i = 0; i < k_; ++i) all.push_back(i);
+    for (int root : decode(all))
+      if (SumTree tree = arena_.tree(root);
+          fits_all_pairs(tree) && std::find(readings.begin(), readings.end(), tree) == readings.end())
+        readings.push_back(std::move(tree));
+    if (readings.empty()) {
+      if (unchecked.empty())
+        inconsistent("nor do the counts of all " + std::to_string(k_ * (k_ + 1) / 2) + " pairs");
+      // Counts no tree of these node kinds gives (a fused node that cuts only some units):
+      // the pivot readings stand, for the synthesis to type and test.
+      st_.notes.push_back("no tree fits the counts of every pair: the pivot readings stand unchecked");
+      return unchecked;
+    }
+    if (pivot_fit < unchecked.size() || readings.size() > pivot_fit)
+      st_.notes.push_back(
+          "every pair asked: " + std::to_string(pivot_fit) + " of " +
+          std::to_string(unchecked.size()) + " pivot readings fit all counts, " +
+          std::to_string(readings.size() - pivot_fit) + " more trees decoded from them fit alike");
+    const SumTree& first = readings.front();
+    st_.order_visible = !(first.exact() && static_cast<int>(first.children().size()) == k_ + 1);
+    return readings;
+  }
+
   // After run() found the counts ambiguous: the tree with the other ShapeChoice. Its pairs
   // already measured are not asked again.
   SumTree other_reading() {
@@ -476,7 +511,8 @@ class Recovery {
                                                         " has no room to read ulp steps of M")) +
                                last + " (M does not swamp the units: not a sum?)");
   }
-  [[noreturn]] void inconsistent(const std::string& why) const {
+  [[noreturn]] void inconsistent(const std::string& why) {
+    shape_failed_ = true;
     throw Error(t_.name(), "summation order: the LCA sizes fit no tree (" + why + ")");
   }
   static std::string leaf_name(int leaf) { return leaf == kC ? "c" : std::to_string(leaf); }
@@ -561,6 +597,142 @@ class Recovery {
     arena_.nodes[task.parent].kids.push_back(cur);
   }
 
+  // Asks every pair not asked yet, in one round.
+  void measure_all_pairs() {
+    std::vector<ForestTask> tasks;
+    for (int x = kC; x < k_ - 1; ++x) {
+      ForestTask task;
+      for (int y = x; y < k_; ++y) task.leaves.push_back(y);
+      tasks.push_back(std::move(task));
+    }
+    measure(tasks);
+  }
+
+  int lca(int x, int y) const { return lca_.at({std::min(x, y), std::max(x, y)}); }
+
+  // Whether tree `t` implies every pair's count: where x and y meet at node N, |N| if N absorbs
+  // the units, else the sizes of N's two children that hold them. Fills `leaves` with t's.
+  bool fits_all_pairs(const SumTree& t, std::vector<int>* leaves = nullptr) const {
+    std::vector<int> local;
+    std::vector<int>& mine = leaves ? *leaves : local;
+    if (t.is_leaf()) {
+      mine.push_back(t.is_c() ? kC : t.index());
+      return true;
+    }
+    std::vector<std::vector<int>> kids;
+    for (const SumTree& c : t.children()) {
+      kids.emplace_back();
+      if (!fits_all_pairs(c, &kids.back())) return false;
+    }
+    std::size_t size = 0;
+    for (const auto& kid : kids) size += kid.size();
+    for (std::size_t i = 0; i < kids.size(); ++i)
+      for (std::size_t j = i + 1; j < kids.size(); ++j) {
+        const int want = static_cast<int>(t.exact() ? kids[i].size() + kids[j].size() : size);
+        for (int x : kids[i])
+          for (int y : kids[j])
+            if (lca(x, y) != want) return false;
+      }
+    for (const auto& kid : kids) mine.insert(mine.end(), kid.begin(), kid.end());
+    return true;
+  }
+
+  // The subtrees over `leaves` (their size is theirs) that give the counts of all their pairs
+  // (arena ids; at most kMaxDecoded, none where the counts fit no tree). A node that absorbs (or
+  // has two children) is the one where some pair counts all its leaves: its children are the
+  // groups joined by smaller counts. Otherwise each pair counts its two children's sizes: for
+  // each size c of the first leaf's child, the other leaves' counts give their children's sizes,
+  // and the partition must give every count. Some counts fit two trees alike: a three-way node
+  // with a pair among its children, [a b (c d)], counts as [(a b) c d].
+  static constexpr std::size_t kMaxDecoded = 4;
+  std::vector<int> decode(const std::vector<int>& leaves) {
+    const int n = static_cast<int>(leaves.size());
+    if (n == 1) return {arena_.add_leaf(leaves[0])};
+    bool absorbing = false;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) {
+        const int s = lca(leaves[i], leaves[j]);
+        if (s > n || s < 2) return {};
+        absorbing = absorbing || s == n;
+      }
+    std::vector<int> found;
+    // Every combination of the parts' subtrees, as nodes, while fewer than kMaxDecoded are found.
+    const auto add_nodes = [&](const std::vector<std::vector<int>>& parts, bool exact) {
+      std::vector<std::vector<int>> combos{{}};
+      for (const auto& part : parts) {
+        const std::vector<int> kids = decode(part);
+        std::vector<std::vector<int>> grown;
+        for (const auto& combo : combos)
+          for (int kid : kids) {
+            if (grown.size() + found.size() >= kMaxDecoded) break;
+            grown.push_back(combo);
+            grown.back().push_back(kid);
+          }
+        combos.swap(grown);
+      }
+      for (auto& combo : combos) found.push_back(arena_.add_node(exact, std::move(combo)));
+    };
+    if (absorbing) {
+      const std::vector<std::vector<int>> parts =
+          groups(leaves, [&](int x, int y) { return lca(x, y) < n; });
+      if (parts.size() >= 2) add_nodes(parts, false);
+      return found;
+    }
+    for (int c = 1; c <= n - 2 && found.size() < kMaxDecoded; ++c)
+      if (const auto parts = exact_partition(leaves, c)) add_nodes(*parts, true);
+    return found;
+  }
+
+  // The children of a node that absorbs nothing, where the first leaf's child has c leaves; nullopt
+  // where the counts contradict that.
+  std::optional<std::vector<std::vector<int>>> exact_partition(const std::vector<int>& leaves, int c) const {
+    const int x = leaves[0];
+    std::map<int, int> size;  // leaf -> its child's size
+    size[x] = c;
+    for (std::size_t i = 1; i < leaves.size(); ++i) {
+      const int s = lca(x, leaves[i]);
+      size[leaves[i]] = s <= c ? c : s - c;
+    }
+    const std::vector<std::vector<int>> parts = groups(leaves, [&](int u, int v) {
+      return size[u] == size[v] && lca(u, v) <= size[u] && (u == x || v == x || size[u] != c ||
+                                                             (lca(x, u) <= c) == (lca(x, v) <= c));
+    });
+    std::map<int, std::size_t> part_of;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (static_cast<int>(parts[i].size()) != size[parts[i][0]]) return std::nullopt;
+      for (int u : parts[i]) part_of[u] = i;
+    }
+    for (int u : leaves)
+      for (int v : leaves) {
+        if (u >= v) continue;
+        const bool same = part_of[u] == part_of[v];
+        if (same ? lca(u, v) > size[u] : lca(u, v) != size[u] + size[v]) return std::nullopt;
+      }
+    return parts;
+  }
+
+  // The connected groups of `leaves` under `joined`, each sorted as the leaves are.
+  template <typename Joined>
+  static std::vector<std::vector<int>> groups(const std::vector<int>& leaves, Joined joined) {
+    std::vector<int> group(leaves.size(), -1);
+    int count = 0;
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      if (group[i] >= 0) continue;
+      group[i] = count;
+      std::vector<std::size_t> stack{i};
+      while (!stack.empty()) {
+        const std::size_t u = stack.back();
+        stack.pop_back();
+        for (std::size_t v = 0; v < leaves.size(); ++v)
+          if (group[v] < 0 && joined(leaves[u], leaves[v])) group[v] = count, stack.push_back(v);
+      }
+      ++count;
+    }
+    std::vector<std::vector<int>> out(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < leaves.size(); ++i) out[static_cast<std::size_t>(group[i])].push_back(leaves[i]);
+    return out;
+  }
+
   Target& t_;
   int k_;
   OrderStats& st_;
@@ -568,6 +740,7 @@ class Recovery {
   std::optional<Summands> stepping_;  // the unit for rounding toward zero (stepping_summands)
   bool stepped_ = false;
   bool grouped_ = false, grouped_noted_ = false;  // some pairs were read in groups of units
+  bool shape_failed_ = false;
   ShapeChoice choice_;
   Arena arena_;
   std::map<std::pair<int, int>, int> lca_;
@@ -589,11 +762,9 @@ SumTree recover_order(Target& t, int k, OrderStats* stats, ShapeChoice choice) {
   return Recovery(t, k, st, choice).run();
 }
 
-std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats) {
-  OrderStats local;
-  OrderStats& st = stats ? *stats : local;
-  st = OrderStats{};
-  Recovery r(t, k, st, ShapeChoice::leaves_above);
+namespace {
+
+std::vector<SumTree> pivot_readings(Recovery& r, OrderStats& st) {
   std::vector<SumTree> readings{r.run()};
   if (st.ambiguous) {
     try {
@@ -604,6 +775,30 @@ std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats) {
     }
   }
   return readings;
+}
+
+}  // namespace
+
+std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats) {
+  OrderStats local;
+  OrderStats& st = stats ? *stats : local;
+  st = OrderStats{};
+  Recovery r(t, k, st, ShapeChoice::leaves_above);
+  return pivot_readings(r, st);
+}
+
+std::vector<SumTree> recover_checked_readings(Target& t, int k, OrderStats* stats) {
+  OrderStats local;
+  OrderStats& st = stats ? *stats : local;
+  st = OrderStats{};
+  Recovery r(t, k, st, ShapeChoice::leaves_above);
+  std::vector<SumTree> readings;
+  try {
+    readings = pivot_readings(r, st);
+  } catch (const Error&) {
+    if (!r.shape_failed()) throw;
+  }
+  return r.checked(std::move(readings));
 }
 
 }  // namespace fpconform::characterize

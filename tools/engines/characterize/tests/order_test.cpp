@@ -450,6 +450,16 @@ SumTree splice_exact(const SumTree& t) {
   return SumTree::node(std::move(kids), t.exact());
 }
 
+// The tree structure over `tree`: bf16 products into f32, round to nearest.
+EmuTarget tree_target(const SumTree& tree) {
+  FdpaParams p;
+  p.structure = FdpaStructure::tree;
+  p.c_in_block = false;
+  p.out_rounding.mode = RoundingMode::rne;
+  p.tree = intern_tree(tree.text());
+  return EmuTarget("emu:random-tree", p, fmt("bf16"), fmt("f32"));
+}
+
 // Random trees (synth_random.cpp: chains, balanced and multi-way nodes mixing C, products and
 // sub-trees) in IEEE round to nearest, bf16 products in f32: FPRev's tree is the generator's
 // (exact nodes spliced), or it refuses, or it says the counts fit another shape too (then the
@@ -460,12 +470,7 @@ TEST(RecoverOrder, RandomTrees) {
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     const int products = 2 + static_cast<int>(seed % 31);
     const SumTree tree = random_sum_tree(7000 + seed, products, 0.15);
-    FdpaParams p;
-    p.structure = FdpaStructure::tree;
-    p.c_in_block = false;
-    p.out_rounding.mode = RoundingMode::rne;
-    p.tree = intern_tree(tree.text());
-    EmuTarget t("emu:random-tree", p, fmt("bf16"), fmt("f32"));
+    EmuTarget t = tree_target(tree);
     try {
       OrderStats st;
       const SumTree got = rounding_nodes(recover_order(t, products, &st));
@@ -508,6 +513,47 @@ TEST(RecoverOrder, RandomTrees) {
               static_cast<unsigned long long>(queries_separate));
   EXPECT_GE(exact, 120);
   EXPECT_GE(exact + other_reading, 160);
+}
+
+// recover_checked_readings asks every pair: the readings that imply every count, or the tree
+// decoded from all of them. Rounding nodes of three or more children of unequal sizes, which the
+// pivot's counts misread or fit to no tree, come back as the tree that was asked (exact nodes
+// spliced), on hand-written trees and on the 200 random ones above.
+TEST(RecoverOrder, CheckedReadingsFitEveryPair) {
+  const auto leaves = [](const SumTree& t, const auto& self) -> int {
+    if (t.is_leaf()) return t.is_c() ? 0 : 1;
+    int n = 0;
+    for (const SumTree& c : t.children()) n += self(c, self);
+    return n;
+  };
+  const auto truth_among = [&](const SumTree& tree, int& pivot_ok) {
+    EmuTarget t = tree_target(tree);
+    const int k = leaves(tree, leaves);
+    try {
+      const SumTree pivot = rounding_nodes(recover_order(t, k));
+      if (pivot == splice_exact(tree)) ++pivot_ok;
+    } catch (const Error&) {
+    }
+    OrderStats st;
+    const std::vector<SumTree> readings = recover_checked_readings(t, k, &st);
+    EXPECT_LE(st.queries, static_cast<std::uint64_t>(4 * k * (k + 1) / 2 + 1));
+    for (const SumTree& r : readings)
+      if (rounding_nodes(r) == splice_exact(tree)) return true;
+    ADD_FAILURE() << tree.text() << " read as " << readings.front().text();
+    return false;
+  };
+  int hand_pivot = 0;
+  for (const char* text : {"(c 0 (1 2) (3 4 5))", "((c 0) 1 (2 3 4) (5 (6 7)))",
+                           "(c (0 1 2) 3 (4 5))", "(0 (1 2) (c 3 4 5 6) 7 8)"})
+    EXPECT_TRUE(truth_among(parse_sum_tree(text, "test"), hand_pivot)) << text;
+  int found = 0, pivot_ok = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    const int products = 2 + static_cast<int>(seed % 31);
+    found += truth_among(random_sum_tree(7000 + seed, products, 0.15), pivot_ok);
+  }
+  std::printf("hand-written: the pivot reading alone right in %d of 4; random trees: %d of 200 "
+              "found (the pivot reading alone: %d)\n", hand_pivot, found, pivot_ok);
+  EXPECT_EQ(found, 200);
 }
 
 // fp8 inputs with flushed subnormals into f32: M = 2^16 and units of 2^-12 leave room for 15

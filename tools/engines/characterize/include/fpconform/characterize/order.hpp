@@ -70,6 +70,15 @@ SumTree recover_order(Target& t, int k, OrderStats* stats = nullptr,
 // the pairs the second shape asks for that the first did not are queried again.
 std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats = nullptr);
 
+// recover_readings' trees checked against the counts of every pair (one more round asks the
+// pairs not asked yet; k (k + 1) / 2 in all): the readings that imply every count, then the
+// other trees decoded from all pairs that imply them alike (at most 4 in all). Rounding nodes
+// of three or more children of unequal sizes, which the pivot's counts alone can misread or fit
+// to no tree, come back right; some counts fit two trees ([a b (c d)] counts as [(a b) c d]),
+// and then both are returned. Where no tree fits every count, the pivot readings are returned
+// unchecked, with a note.
+std::vector<SumTree> recover_checked_readings(Target& t, int k, OrderStats* stats = nullptr);
+
 // A recovered tree as the tree structure (fdpa.hpp) reads it: its exact nodes, which absorb
 // nothing, are exact sums rounded once, "( )" nodes there (a "[ ]" node there is passed up
 // unrounded, which the pivot queries cannot tell from its parent).
