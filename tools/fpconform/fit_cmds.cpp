@@ -20,7 +20,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
       "fit", "every parameter set of the matrix-unit family that reproduces recorded rows, and "
              "the probes that would tell them apart");
   struct Opts {
-    std::string rows, in, out, json;
+    std::string rows, in, out, b_format, json;
     bool c_zero = false, all = false, no_presets = false;
     std::uint64_t seed = 1;
     int probes = 4000;
@@ -32,6 +32,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                   "or a rows file (tools/engines/characterize/ROWS.md)")
       ->required();
   sub->add_option("--in", o->in, "format of a and b (default: the header, or the dump folder's name)");
+  sub->add_option("--b-format", o->b_format, "format of b, when it is not --in (e4m3 x e5m2; default: the header's b=)");
   sub->add_option("--out", o->out, "format of c and d (default: the header, or the one d_ file)");
   sub->add_flag("--c-zero", o->c_zero, "the rows were recorded with C = 0 (H100 fp8 dumps, fp32 out)");
   sub->add_option("--json", o->json, "also write the report as JSON to this file (-: stdout)");
@@ -49,6 +50,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                         characterize::RowsOptions ro;
                         ro.in = o->in;
                         ro.out = o->out;
+                        ro.in_b = o->b_format;
                         ro.c_zero = o->c_zero;
                         const characterize::RecordedRows rows = characterize::read_rows(o->rows, ro);
                         characterize::FitOptions fo;
@@ -56,7 +58,7 @@ void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
                         fo.probe_budget = o->probes;
                         fo.threads = threads;
                         fo.family.presets = !o->no_presets;
-                        const characterize::FitResult r = characterize::fit(rows.in, rows.out, rows.cases, fo);
+                        const characterize::FitResult r = characterize::fit(rows.formats(), rows.cases, fo);
                         characterize::FitReportOptions report;
                         report.rows_path = o->rows;
                         report.max_listed = o->all ? 0 : 40;

@@ -20,7 +20,7 @@ using namespace fpconform::files;
 namespace {
 
 struct ProbeArgs {
-  std::string target, in, out, out_dir, checkpoint;
+  std::string target, in, out, b_format, out_dir, checkpoint;
   characterize::CudaTargetOptions cuda;  // cuda: targets: --runner, --plan-out, --results, --stand-in
   std::uint64_t cases = 100000, seed = 1;
   int max_k = 64, order_k = 32;
@@ -29,7 +29,8 @@ struct ProbeArgs {
 
 // What the characterization depends on (checkpoints of other arguments are refused).
 std::string canonical_args(const ProbeArgs& a, const characterize::Target& t) {
-  return "target=" + a.target + " in=" + t.in().name + " out=" + t.out().name +
+  return "target=" + a.target + " in=" + t.in().name +
+         (t.in_b() == t.in() ? "" : " b=" + t.in_b().name) + " out=" + t.out().name +
          " cases=" + std::to_string(a.cases) + " seed=" + std::to_string(a.seed) +
          " max-k=" + std::to_string(a.max_k) + " order-k=" + std::to_string(a.order_k);
 }
@@ -48,8 +49,9 @@ int next_gpu_round(const characterize::CudaTarget& t) {
 }
 
 int run_probe(const ProbeArgs& a) {
-  std::optional<Format> in, out;
+  std::optional<Format> in, out, in_b;
   if (!a.in.empty()) in = parse_format(a.in, "--in");
+  if (!a.b_format.empty()) in_b = parse_format(a.b_format, "--b-format");
   if (!a.out.empty()) out = parse_format(a.out, "--out");
   if (a.target.rfind("cuda:", 0) != 0 && (a.cuda.offline() || !a.cuda.runner.empty()))
     throw Error("--target", "--runner, --plan-out and --results are for cuda: targets");
@@ -60,11 +62,14 @@ int run_probe(const ProbeArgs& a) {
   std::unique_ptr<characterize::Target> target;
   const characterize::CudaTarget* cuda = nullptr;  // offline rounds end in a plan, not a profile
   if (a.target.rfind("cuda:", 0) == 0) {
+    if (in_b && (!in || *in_b != *in))
+      throw Error("--b-format", "cuda: kernels take a and b in one format (--in)");
     auto t = characterize::make_cuda_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target", a.cuda);
     cuda = t.get();
     target = std::move(t);
   } else {
-    target = characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target");
+    target = characterize::make_target(a.target, in ? &*in : nullptr, out ? &*out : nullptr, "--target",
+                                       in_b ? &*in_b : nullptr);
   }
   if (const std::string why = target->unavailable(); !why.empty())
     throw Error("--target", target->name() + " cannot run here: " + why);
@@ -106,13 +111,14 @@ int characterize_and_print(const ProbeArgs& a, characterize::Target* t, const ch
     if (tty) std::fprintf(stderr, "\r\033[K%.*s: %.*s", static_cast<int>(stage.size()), stage.data(),
                           static_cast<int>(std::min<std::size_t>(detail.size(), 100)), detail.data());
   };
-  std::fprintf(stderr, "probing %s (%s -> %s), seed %" PRIu64 "\n", t->name().c_str(),
-               t->in().name.c_str(), t->out().name.c_str(), a.seed);
+  const std::string b = t->in_b() == t->in() ? "" : " x " + t->in_b().name;
+  std::fprintf(stderr, "probing %s (%s%s -> %s), seed %" PRIu64 "\n", t->name().c_str(),
+               t->in().name.c_str(), b.c_str(), t->out().name.c_str(), a.seed);
   auto c = characterize::characterize(*t, o);
   if (tty) std::fputs("\r\033[K", stderr);
   if (auto order = characterize::order_evidence(*t, a.order_k)) c.evidence.push_back(std::move(*order));
   c.queries = t->queries();
-  std::printf("target %s: %s -> %s\n", c.target.c_str(), c.in.name.c_str(), c.out.name.c_str());
+  std::printf("target %s: %s\n", c.target.c_str(), c.formats_text().c_str());
   for (const auto& e : c.evidence) std::printf("  %-20s %s\n", e.probe.c_str(), e.finding.c_str());
   std::printf("%s\n", c.verdict.c_str());
   if (!c.deterministic) std::printf("non-deterministic: identical calls gave different answers\n");
@@ -136,6 +142,7 @@ void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
   auto a = std::make_shared<ProbeArgs>();
   sub->add_option("--target", a->target, "emu:PRESET, emu:custom:key=value,..., cpu:..., cuda:KERNEL (fpconform-gpu-run --list)")->required();
   sub->add_option("--in", a->in, "input format (emu targets; cpu targets have fixed formats)");
+  sub->add_option("--b-format", a->b_format, "format of b, when it is not --in (emu targets: e4m3 x e5m2)");
   sub->add_option("--out", a->out, "output format");
   sub->add_option("--out-dir", a->out_dir, "write the device profile (JSON + Markdown) here");
   sub->add_option("--cases", a->cases, "fresh validation cases")->capture_default_str()->check(unsigned_in(1, 1000000000));

@@ -61,6 +61,11 @@ expect "dot volta f16 C" 0 "40000000" -- dot --model volta --in f16 --out f32 --
 input=$tmp/one.txt
 expect "dot pair modelled differently" 2 "--model: preset cdna1 models f16 and bf16 inputs differently" -- dot --model cdna1 --in f16 --b-format bf16 --out f32
 expect "dot unknown b format" 2 "--b-format" -- dot --model hopper --in f16 --b-format f17 --out f32
+# probe and fit take them too: the characterization builds each operand in its own format.
+expect "probe e4m3 x e5m2" 0 "target emu:hopper: e4m3 x e5m2 -> f32" -- probe --target emu:hopper --in e4m3 --b-format e5m2 --out f32 --cases 2000
+expect "probe e4m3 x e5m2 agrees" 0 "agrees on 2000/2000 cases" -- probe --target emu:hopper --in e4m3 --b-format e5m2 --out f32 --cases 2000
+expect "probe cpu b format" 2 "--target: 'cpu:fp32-fma' takes a and b in one format (f32), not b in e5m2" -- probe --target cpu:fp32-fma --b-format e5m2
+expect "probe unknown b format" 2 "--b-format" -- probe --target emu:hopper --in e4m3 --b-format f17 --out f32
 
 # ---- dot: bad input ----
 printf '3C00 3C00\n' >"$tmp/short.txt"; input=$tmp/short.txt

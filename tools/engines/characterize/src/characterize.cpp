@@ -47,6 +47,10 @@ std::vector<DotCase> all_cases(const std::vector<ProbeEvidence>& evidence) {
 
 }  // namespace
 
+std::string Characterization::formats_text() const {
+  return in.name + (b ? " x " + b->name : "") + " -> " + out.name;
+}
+
 Characterization characterize(Target& t, const CharacterizeOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t queries_before = t.queries();
@@ -61,6 +65,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
   Characterization r;
   r.target = t.name();
   r.in = t.in();
+  if (t.in_b() != t.in()) r.b = t.in_b();
   r.out = t.out();
   auto finish = [&]() -> Characterization& {
     r.model_spec = model_spec(r.model);
@@ -124,7 +129,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
   }
   SearchResult found;
   for (std::size_t i = 0; i < starts.size(); ++i) {
-    SearchResult s = search_params(starts[i], r.in, r.out, training);
+    SearchResult s = search_params(starts[i], r.formats(), training);
     if (i == 0 || s.disagreements < found.disagreements) found = s;
     if (found.disagreements == 0) break;
   }
@@ -161,7 +166,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
       r.evidence.push_back(std::move(ev));
     }
     if (readings.empty()) return;
-    SearchResult s = search_tree(current.params, readings, r.in, r.out, training);
+    SearchResult s = search_tree(current.params, readings, r.formats(), training);
     if (s.disagreements < current.disagreements) {
       s.changes.insert(s.changes.begin(), current.changes.begin(), current.changes.end());
       current = std::move(s);
@@ -172,7 +177,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
                              " of " + std::to_string(training.size()) + " cases wrong)");
   r.model = found.params;
   if (const FdpaParams c = canonical_params(found.params);
-      found.disagreements == 0 && count_disagreements(c, r.in, r.out, training, 0) == 0)
+      found.disagreements == 0 && count_disagreements(c, r.formats(), training, 0) == 0)
     r.model = c;
   if (!found.changes.empty()) {
     ProbeEvidence ev;
@@ -198,7 +203,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
     std::vector<DotCase> extra = gen.batch(2000);
     observe(t, extra);
     training.insert(training.end(), extra.begin(), extra.end());
-    SearchResult refined = search_params(r.model, r.in, r.out, training);
+    SearchResult refined = search_params(r.model, r.formats(), training);
     try_tree(refined);
     ProbeEvidence ev;
     ev.probe = "refinement " + std::to_string(round + 1);
@@ -213,7 +218,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
     if (refined.changes.empty()) break;  // the search is exhausted
     r.model = refined.params;
     if (const FdpaParams c = canonical_params(refined.params);
-        refined.disagreements == 0 && count_disagreements(c, r.in, r.out, training, 0) == 0)
+        refined.disagreements == 0 && count_disagreements(c, r.formats(), training, 0) == 0)
       r.model = c;
   }
   if (r.counterexamples.empty()) {

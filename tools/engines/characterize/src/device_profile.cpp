@@ -47,10 +47,12 @@ nlohmann::json device_profile_json(const Characterization& c,
   }
   nlohmann::json counter = nlohmann::json::array();
   for (const auto& x : c.counterexamples) counter.push_back(case_json(x));
+  nlohmann::json formats = {{"in", c.in.name}, {"out", c.out.name}};
+  if (c.b) formats["b"] = c.b->name;
   return {{"schema", "fpconform.device-profile/1"},
           {"fpconform_version", fpconform_version},
           {"target", c.target},
-          {"formats", {{"in", c.in.name}, {"out", c.out.name}}},
+          {"formats", formats},
           {"model", {{"spec", c.model_spec}, {"params", params}}},
           {"verdict", c.verdict},
           {"expressible", c.expressible},
@@ -64,7 +66,7 @@ nlohmann::json device_profile_json(const Characterization& c,
 std::string device_profile_markdown(const Characterization& c,
                                     std::string_view fpconform_version) {
   std::ostringstream md;
-  md << "# " << c.target << ": " << c.in.name << " -> " << c.out.name << "\n\n";
+  md << "# " << c.target << ": " << c.formats_text() << "\n\n";
   md << c.verdict << "\n\n";
   md << "- Model: `" << c.model_spec << "`\n";
   md << "- Validation: the model agrees on " << c.agreed << "/" << c.validated
@@ -86,13 +88,15 @@ std::string device_profile_markdown(const Characterization& c,
     md << "```\n";
   }
   md << "\nReproduce any row: `fpconform dot --model '" << c.model_spec << "' --in " << c.in.name
-     << " --out " << c.out.name << " --check` with lines `a... b... c d` from the JSON's "
+     << (c.b ? " --b-format " + c.b->name : "") << " --out " << c.out.name
+     << " --check` with lines `a... b... c d` from the JSON's "
         "evidence.\n";
   return md.str();
 }
 
 std::string device_profile_stem(const Characterization& c) {
-  std::string stem = c.target + "." + c.in.name + "-" + c.out.name;
+  std::string stem =
+      c.target + "." + c.in.name + (c.b ? "x" + c.b->name : "") + "-" + c.out.name;
   for (char& ch : stem) {
     const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
                     (ch >= '0' && ch <= '9') || ch == '.' || ch == '-';

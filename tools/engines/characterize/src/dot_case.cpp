@@ -18,9 +18,9 @@ void observe(Target& t, std::span<DotCase> cases) {
   }
 }
 
-std::vector<std::size_t> disagreements(const FdpaParams& p, const Format& in, const Format& out,
+std::vector<std::size_t> disagreements(const FdpaParams& p, const FdpaFormats& f,
                                        std::span<const DotCase> cases) {
-  const FdpaKernel kernel(p, in, out);
+  const FdpaKernel kernel(p, f);
   std::vector<std::size_t> bad;
   for (std::size_t i = 0; i < cases.size(); ++i)
     if (kernel.dot(cases[i].a, cases[i].b, cases[i].c) != cases[i].d) bad.push_back(i);

@@ -26,15 +26,15 @@ struct Outcome {
   std::size_t prefix = 0;
 };
 
-Outcome try_member(const FdpaParams& p, const Format& in, const Format& out,
-                   std::span<const DotCase> rows, const DecodedRows& decoded) {
+Outcome try_member(const FdpaParams& p, const FdpaFormats& f, std::span<const DotCase> rows,
+                   const DecodedRows& decoded) {
   try {
-    const FdpaKernel kernel(p, in, out);
+    const FdpaKernel kernel(p, f);
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const DotCase& dc = rows[r];
       const std::uint64_t got =
           kernel.fast() ? kernel.dot(decoded.a[r], 0, decoded.b[r], 0, 1, dc.a.size(), dc.c)
-                        : fdpa(p, in, out, dc.a, dc.b, dc.c);
+                        : fdpa(p, f, dc.a, dc.b, dc.c);
       if (got != dc.d) return {false, r};
     }
     return {false, rows.size()};
@@ -49,8 +49,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows,
-              const FitOptions& options) {
+FitResult fit(const FdpaFormats& f, std::span<const DotCase> rows, const FitOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   FitResult result;
   if (rows.empty()) throw Error("rows", "nothing to fit: no rows");
@@ -64,20 +63,20 @@ FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows
     for (const DotCase& dc : rows) one_length = one_length && dc.a.size() == k;
     if (one_length) family_options.k = static_cast<int>(k);
   }
-  const std::vector<FamilyMember> family = fit_family(in, out, family_options);
+  const std::vector<FamilyMember> family = fit_family(f.a, f.d, family_options);
   result.family_size = family.size();
 
   DecodedRows decoded;
-  const FdpaKernel decoder(FdpaParams{}, in, out);
+  const FdpaKernel decoder(FdpaParams{}, f);
   for (const DotCase& dc : rows) {
-    decoded.a.push_back(decoder.decode(dc.a));
-    decoded.b.push_back(decoder.decode(dc.b));
+    decoded.a.push_back(decoder.decode(dc.a, Operand::a));
+    decoded.b.push_back(decoder.decode(dc.b, Operand::b));
   }
 
   // One family member per index, each outcome in its own slot.
   std::vector<Outcome> outcomes(family.size());
   parallel_for(family.size(), std::max(1u, options.threads), [&](std::size_t i) {
-    outcomes[i] = try_member(family[i].params, in, out, rows, decoded);
+    outcomes[i] = try_member(family[i].params, f, rows, decoded);
   });
 
   for (std::size_t i = 0; i < family.size(); ++i) {
@@ -99,7 +98,7 @@ FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows
     for (std::size_t i : order) {
       if (outcomes[i].invalid) continue;
       try {
-        result.closest.push_back({family[i], disagreements(family[i].params, in, out, rows)});
+        result.closest.push_back({family[i], disagreements(family[i].params, f, rows)});
       } catch (const Error&) {
         // refuses a later row: not a near miss
       }
@@ -115,7 +114,7 @@ FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows
   const auto t1 = std::chrono::steady_clock::now();
   std::vector<FdpaParams> survivors;
   for (const FamilyMember& m : result.matching) survivors.push_back(m.params);
-  ProbeSearch search = split_by_probes(in, out, survivors, rows, options.seed, options.probe_budget);
+  ProbeSearch search = split_by_probes(f, survivors, rows, options.seed, options.probe_budget);
   result.classes = std::move(search.classes);
   result.probes = std::move(search.probes);
   result.probes_tried = search.tried;

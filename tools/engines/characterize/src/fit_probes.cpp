@@ -41,12 +41,15 @@ constexpr int kLengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 33, 48, 
 
 }  // namespace
 
-CaseMaker::CaseMaker(const Format& in, const Format& out, std::span<const DotCase> rows,
-                     std::uint64_t seed)
-    : in_(in), out_(out), rows_(rows), rng_(seed) {
-  lo_ = in.emin() - in.man_bits;
-  // Products of 128 terms of 2^hi stay below out's largest binade.
-  hi_ = std::max(lo_, std::min(in.emax(), (out.emax() - 8) / 2));
+CaseMaker::CaseMaker(const FdpaFormats& f, std::span<const DotCase> rows, std::uint64_t seed)
+    : f_(f), rows_(rows), rng_(seed) {
+  // Products of 128 terms of 2^hi_a * 2^hi_b stay below out's largest binade.
+  const auto side = [&](const Format& in) {
+    const int lo = in.emin() - in.man_bits;
+    return Side{in, lo, std::max(lo, std::min(in.emax(), (f.d.emax() - 8) / 2))};
+  };
+  a_ = side(f.a);
+  b_ = side(f.b);
 }
 
 int CaseMaker::uniform(int lo, int hi) {
@@ -55,14 +58,18 @@ int CaseMaker::uniform(int lo, int hi) {
 
 bool CaseMaker::chance(double p) { return std::bernoulli_distribution(p)(rng_); }
 
-std::uint64_t CaseMaker::element(int exp, bool allow_zero_share) {
-  if (allow_zero_share && chance(zero_share_))
-    return make_code(in_, chance(0.5), lo_ - in_.man_bits - 2, 0);  // a zero of either sign
-  return make_code(in_, chance(0.5), std::clamp(exp, lo_, hi_), rng_());
+std::uint64_t CaseMaker::zero(const Side& side) {
+  return make_code(side.format, chance(0.5), side.lo - side.format.man_bits - 2, 0);
+}
+
+std::uint64_t CaseMaker::element(const Side& side, int exp, bool allow_zero_share) {
+  if (allow_zero_share && chance(zero_share_)) return zero(side);
+  return make_code(side.format, chance(0.5), std::clamp(exp, side.lo, side.hi), rng_());
 }
 
 // C for a case: zero, near the largest product, tiny, or nearly the negated sum (cancellation).
 std::uint64_t CaseMaker::c_for(const DotCase& dc, int top) {
+  const Format& out_ = f_.d;
   switch (uniform(0, 4)) {
     case 0: return make_code(out_, chance(0.5), out_.emin() - out_.man_bits - 2, 0);  // +-0
     case 1: return make_code(out_, chance(0.5), top + uniform(-30, 4), rng_());
@@ -75,7 +82,7 @@ std::uint64_t CaseMaker::c_for(const DotCase& dc, int top) {
       exact.out_rounding.mode = RoundingMode::rne;
       std::uint64_t sum = 0;
       try {
-        sum = fdpa(exact, in_, out_, dc.a, dc.b, 0);
+        sum = fdpa(exact, f_, dc.a, dc.b, 0);
       } catch (const Error&) {
         return 0;
       }
@@ -106,7 +113,7 @@ DotCase CaseMaker::next() {
     }
     const double zeros = chance(0.5) ? 0.0 : 0.3;
     for (std::size_t i = 0; i < dc.a.size(); ++i)
-      if (chance(zeros)) dc.a[i] = make_code(in_, chance(0.5), lo_ - in_.man_bits - 2, 0);
+      if (chance(zeros)) dc.a[i] = zero(a_);
     dc.c = chance(0.3) ? row.c : c_for(dc, 0);
     return dc;
   }
@@ -116,32 +123,32 @@ DotCase CaseMaker::next() {
   int top = 0;
   if (mode == 1) {
     // Wide spreads under one large term: alignment, F, L, carries.
-    top = uniform(std::max(lo_, -4), std::min(hi_, 4));
-    if (chance(0.2)) top = uniform(lo_, hi_);
+    top = uniform(std::max(a_.lo, -4), std::min(a_.hi, 4));
+    if (chance(0.2)) top = uniform(a_.lo, a_.hi);
     const int spread = std::vector<int>{0, 3, 8, 14, 30}[static_cast<std::size_t>(uniform(0, 4))];
     for (std::size_t i = 0; i < k; ++i) {
-      dc.a.push_back(element(top - uniform(0, spread), true));
-      dc.b.push_back(element(chance(0.5) ? top : top - uniform(0, spread), false));
+      dc.a.push_back(element(a_, top - uniform(0, spread), true));
+      dc.b.push_back(element(b_, chance(0.5) ? top : top - uniform(0, spread), false));
     }
     if (chance(0.5)) {  // the large term at one place only
       const std::size_t big = static_cast<std::size_t>(uniform(0, static_cast<int>(k) - 1));
       for (std::size_t i = 0; i < k; ++i)
-        if (i != big) dc.a[i] = element(top - uniform(1, spread + 1), true);
+        if (i != big) dc.a[i] = element(a_, top - uniform(1, spread + 1), true);
     }
   } else if (mode == 2) {
     // Subnormal and tiny inputs: flushing, the zero exponent, subnormal results.
-    top = uniform(lo_, std::min(hi_, in_.emin() + 3));
+    top = uniform(a_.lo, std::min(a_.hi, f_.a.emin() + 3));
     for (std::size_t i = 0; i < k; ++i) {
-      dc.a.push_back(element(top - uniform(0, in_.man_bits), true));
-      dc.b.push_back(element(chance(0.5) ? uniform(lo_, hi_) : top - uniform(0, in_.man_bits), false));
+      dc.a.push_back(element(a_, top - uniform(0, f_.a.man_bits), true));
+      dc.b.push_back(element(b_, chance(0.5) ? uniform(b_.lo, b_.hi) : top - uniform(0, f_.b.man_bits), false));
     }
   } else {
     // Anything in range.
     for (std::size_t i = 0; i < k; ++i) {
-      dc.a.push_back(element(uniform(lo_, hi_), true));
-      dc.b.push_back(element(uniform(lo_, hi_), false));
+      dc.a.push_back(element(a_, uniform(a_.lo, a_.hi), true));
+      dc.b.push_back(element(b_, uniform(b_.lo, b_.hi), false));
     }
-    top = hi_;
+    top = a_.hi;
   }
   dc.c = c_for(dc, 2 * top);
   return dc;
@@ -158,14 +165,13 @@ struct Answers {
 
 class Answerer {
  public:
-  Answerer(const Format& in, const Format& out, std::span<const FdpaParams> survivors)
-      : in_(in), out_(out), survivors_(survivors) {
-    for (const FdpaParams& p : survivors) kernels_.push_back(std::make_unique<FdpaKernel>(p, in, out));
+  Answerer(const FdpaFormats& f, std::span<const FdpaParams> survivors) : f_(f), survivors_(survivors) {
+    for (const FdpaParams& p : survivors) kernels_.push_back(std::make_unique<FdpaKernel>(p, f));
   }
   void answer(std::size_t s, const DotCase& dc, Answers& into) const {
     try {
       into.d[s] = kernels_[s]->fast() ? kernels_[s]->dot(dc.a, dc.b, dc.c)
-                                      : fdpa(survivors_[s], in_, out_, dc.a, dc.b, dc.c);
+                                      : fdpa(survivors_[s], f_, dc.a, dc.b, dc.c);
       into.failed[s] = false;
     } catch (const Error&) {
       into.d[s] = 0;
@@ -185,8 +191,7 @@ class Answerer {
   }
 
  private:
-  const Format& in_;
-  const Format& out_;
+  const FdpaFormats& f_;
   std::span<const FdpaParams> survivors_;
   std::vector<std::unique_ptr<FdpaKernel>> kernels_;
 };
@@ -210,21 +215,21 @@ DotCase shrink(DotCase dc, std::size_t x, std::size_t y, const Answerer& answere
 
 }  // namespace
 
-ProbeSearch split_by_probes(const Format& in, const Format& out, std::span<const FdpaParams> survivors,
+ProbeSearch split_by_probes(const FdpaFormats& f, std::span<const FdpaParams> survivors,
                             std::span<const DotCase> rows, std::uint64_t seed, int budget) {
   ProbeSearch search;
   const std::size_t n = survivors.size();
   if (n == 0) return search;
   std::vector<std::size_t> class_of(n, 0);
   std::size_t classes = 1;
-  const Answerer answerer(in, out, survivors);
+  const Answerer answerer(f, survivors);
 
   // Work grows with the survivors: hold it to a few million dot products.
   const std::size_t max_cases =
       std::min<std::size_t>(static_cast<std::size_t>(std::max(budget, 0)),
                             std::max<std::size_t>(200, 4'000'000 / n));
   std::vector<std::pair<DotCase, Answers>> found;
-  CaseMaker maker(in, out, rows, seed);
+  CaseMaker maker(f, rows, seed);
   while (search.tried < max_cases && classes < n) {
     DotCase dc = maker.next();
     ++search.tried;

@@ -17,19 +17,25 @@ namespace fpconform::characterize {
 // carries). Deterministic for a seed.
 class CaseMaker {
  public:
-  CaseMaker(const Format& in, const Format& out, std::span<const DotCase> rows, std::uint64_t seed);
+  CaseMaker(const FdpaFormats& f, std::span<const DotCase> rows, std::uint64_t seed);
   DotCase next();
 
  private:
+  // An operand's format and the element exponents used: subnormals up to where products of
+  // 128 terms stay finite in the output.
+  struct Side {
+    Format format;
+    int lo, hi;
+  };
   int uniform(int lo, int hi);  // [lo, hi]
   bool chance(double p);
-  std::uint64_t element(int exp, bool allow_zero_share);
+  std::uint64_t element(const Side& side, int exp, bool allow_zero_share);
+  std::uint64_t zero(const Side& side);  // of either sign
   std::uint64_t c_for(const DotCase& dc, int top_product_exp);
-  const Format& in_;
-  const Format& out_;
+  FdpaFormats f_;
+  Side a_, b_;
   std::span<const DotCase> rows_;
   std::mt19937_64 rng_;
-  int lo_, hi_;  // element exponents used: subnormals up to where products stay finite in out
   double zero_share_ = 0;
 };
 
@@ -41,7 +47,7 @@ struct ProbeSearch {
 
 // Refines the survivors into classes by their answers on generated cases until every class is
 // one set or `budget` cases (fewer when there are many survivors) have been tried.
-ProbeSearch split_by_probes(const Format& in, const Format& out, std::span<const FdpaParams> survivors,
+ProbeSearch split_by_probes(const FdpaFormats& f, std::span<const FdpaParams> survivors,
                             std::span<const DotCase> rows, std::uint64_t seed, int budget);
 
 }  // namespace fpconform::characterize

@@ -85,8 +85,8 @@ RowFacts row_facts(const RecordedRows& rows) {
     bool zero_term = lead(dc.c, rows.out) == INT_MIN;
     int top = lead(dc.c, rows.out);
     for (std::size_t i = 0; i < dc.a.size(); ++i) {
-      f.subnormal_input = f.subnormal_input || is_subnormal(dc.a[i], rows.in) || is_subnormal(dc.b[i], rows.in);
-      const int ea = lead(dc.a[i], rows.in), eb = lead(dc.b[i], rows.in);
+      f.subnormal_input = f.subnormal_input || is_subnormal(dc.a[i], rows.in) || is_subnormal(dc.b[i], rows.b_format());
+      const int ea = lead(dc.a[i], rows.in), eb = lead(dc.b[i], rows.b_format());
       if (ea == INT_MIN || eb == INT_MIN) zero_term = true;
       else top = std::max(top, ea + eb);
     }
@@ -152,7 +152,7 @@ std::string fit_report_text(const FitResult& r, const RecordedRows& rows, const 
   }
   const std::string k = k_min == k_max ? std::to_string(k_min) : std::to_string(k_min) + ".." + std::to_string(k_max);
   line(out, "rows: " + options.rows_path + " (" + rows.layout + ", " + std::to_string(rows.cases.size()) +
-                " rows, K = " + k + ", " + rows.in.name + " -> " + rows.out.name + ")");
+                " rows, K = " + k + ", " + rows.in.name + (rows.b ? " x " + rows.b->name : "") + " -> " + rows.out.name + ")");
   char timing[96];
   std::snprintf(timing, sizeof timing, " (%.2f s)", r.fit_seconds);
   line(out, "family: " + std::to_string(r.family_size) + " parameter sets; " +
@@ -229,7 +229,7 @@ std::string fit_report_text(const FitResult& r, const RecordedRows& rows, const 
     for (std::size_t i = 0; i < r.probes.size(); ++i) {
       const Probe& p = r.probes[i];
       line(out, "probe " + std::to_string(i + 1) + ": K = " + std::to_string(p.inputs.a.size()) +
-                    "  a = " + codes(p.inputs.a, rows.in) + "  b = " + codes(p.inputs.b, rows.in) +
+                    "  a = " + codes(p.inputs.a, rows.in) + "  b = " + codes(p.inputs.b, rows.b_format()) +
                     "  c = " + hex(p.inputs.c, rows.out));
       std::map<std::pair<bool, std::uint64_t>, std::vector<std::size_t>> by_answer;
       std::vector<std::pair<bool, std::uint64_t>> order;
@@ -264,6 +264,7 @@ std::string fit_report_json(const FitResult& r, const RecordedRows& rows, const 
   j["rows"] = options.rows_path;
   j["layout"] = rows.layout;
   j["in"] = rows.in.name;
+  if (rows.b) j["b"] = rows.b->name;
   j["out"] = rows.out.name;
   j["cases"] = rows.cases.size();
   j["family_size"] = r.family_size;
@@ -302,7 +303,7 @@ std::string fit_report_json(const FitResult& r, const RecordedRows& rows, const 
                                            {"value", value(p.answers[c], rows.out)}});
     std::vector<std::string> a, b;
     for (std::uint64_t x : p.inputs.a) a.push_back(hex(x, rows.in));
-    for (std::uint64_t x : p.inputs.b) b.push_back(hex(x, rows.in));
+    for (std::uint64_t x : p.inputs.b) b.push_back(hex(x, rows.b_format()));
     j["probes"].push_back({{"a", a}, {"b", b}, {"c", hex(p.inputs.c, rows.out)}, {"answers", answers}});
   }
   j["closest"] = json::array();

@@ -1,5 +1,5 @@
 // recover_order: FPRev (arXiv 2411.00442) on a black-box Target, with summands realised as
-// products of powers of two in the input format and C in the output format.
+// products of powers of two in the input formats (a's and b's) and C in the output format.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -52,15 +52,25 @@ struct Summands {
   std::uint64_t c_big = 0, c_neg_big = 0, c_unit = 0, c_neg_unit = 0;
 };
 
-// Splits 2^e into a product of two powers of two with exponents in [lo, hi], as many of them
-// normal (>= emin) as possible.
-std::pair<int, int> split_exponent(int e, int lo, int hi, int emin) {
-  std::pair<int, int> best{hi + 1, 0};
+// The exponents of the powers of two an input format holds (down to its smallest subnormal
+// where `subnormal` allows), and where its normal range starts.
+struct ExponentRange {
+  int lo = 0, hi = 0, emin = 0;
+};
+
+ExponentRange exponents(const Format& f, bool subnormal) {
+  return {subnormal && f.subnormals ? f.emin() - f.man_bits : f.emin(), f.emax(), f.emin()};
+}
+
+// Splits 2^e into a product 2^ea * 2^eb with ea in a's range and eb in b's, as many of them
+// normal as possible.
+std::pair<int, int> split_exponent(int e, const ExponentRange& a, const ExponentRange& b) {
+  std::pair<int, int> best{a.hi + 1, 0};
   int best_score = -1;
-  for (int ea = hi; ea >= lo; --ea) {
+  for (int ea = a.hi; ea >= a.lo; --ea) {
     const int eb = e - ea;
-    if (eb < lo || eb > hi) continue;
-    const int score = (ea >= emin) + (eb >= emin);
+    if (eb < b.lo || eb > b.hi) continue;
+    const int score = (ea >= a.emin) + (eb >= b.emin);
     if (score > best_score) best = {ea, eb}, best_score = score;
   }
   if (best_score < 0) throw Error("split_exponent", "no split");
@@ -78,20 +88,23 @@ struct UnitRange {
 // rounding up); the unit 24 bits further below what IEEE additions need, so that fused nodes
 // that align to ~24 more fraction bits still cut partial sums of units, but not below the
 // smallest product or what the output holds.
-Summands with_codes(Summands s, const Format& in, const Format& out, int lo, const std::string& where);
+Summands with_codes(Summands s, const Format& in, const Format& in_b, const Format& out,
+                    UnitRange range, const std::string& where);
 
-Summands choose_summands(const Format& in, const Format& out, int k, UnitRange range,
-                         const std::string& where, std::vector<std::string>& notes) {
-  if (!in.is_signed) throw Error(where, "summation order: needs a signed input format");
-  const int lo = range.subnormal_in && in.subnormals ? in.emin() - in.man_bits : in.emin();
+Summands choose_summands(const Format& in, const Format& in_b, const Format& out, int k,
+                         UnitRange range, const std::string& where,
+                         std::vector<std::string>& notes) {
+  if (!in.is_signed) throw Error(where, "summation order: needs a signed format of a");
+  const ExponentRange ra = exponents(in, range.subnormal_in), rb = exponents(in_b, range.subnormal_in);
   const int lo_out =
       range.subnormal_out && out.subnormals ? out.emin() - out.man_bits : out.emin();
   Summands s;
-  s.big = std::min(2 * in.emax(), out.emax() - 1);
+  s.big = std::min(ra.hi + rb.hi, out.emax() - 1);
   const int need = ceil_log2(k + 1) + out.precision() + 2;
-  s.unit = std::max({s.big - need - 24, 2 * lo, lo_out});
+  s.unit = std::max({s.big - need - 24, ra.lo + rb.lo, lo_out});
+  const std::string products = in == in_b ? in.name : in.name + " x " + in_b.name;
   if (s.big - s.unit < ceil_log2(k + 1) + 2)
-    throw Error(where, "summation order: " + in.name + " products and " + out.name +
+    throw Error(where, "summation order: " + products + " products and " + out.name +
                            " span 2^" + std::to_string(s.big - s.unit) + ", too narrow to swamp " +
                            std::to_string(k) + " units");
   if (s.big - s.unit < need)
@@ -103,7 +116,7 @@ Summands choose_summands(const Format& in, const Format& out, int k, UnitRange r
                     ": a fused node that keeps more than " +
                     std::to_string(s.big - s.unit - ceil_log2(k + 1) - 1) +
                     " fraction bits would not cut a partial sum of units");
-  return with_codes(s, in, out, lo, where);
+  return with_codes(s, in, in_b, out, range, where);
 }
 
 // Toward zero, units that join -M (under +M's LCA with it) are never absorbed whichever signs
@@ -111,7 +124,7 @@ Summands choose_summands(const Format& in, const Format& out, int k, UnitRange r
 // With k units below that ulp, yet exact beside s <= 2 (k + 1) such steps, D = s ulp + n units
 // still gives n. The unit is the smallest that keeps D exact (so that wide fused nodes still cut
 // it, as they cut the first unit); nullopt where the output's precision has no room for both.
-std::optional<Summands> stepping_summands(const Format& in, const Format& out, int k,
+std::optional<Summands> stepping_summands(const Format& in, const Format& in_b, const Format& out, int k,
                                           const Summands& wide, UnitRange range,
                                           const std::string& where) {
   const int p = out.precision();
@@ -119,28 +132,30 @@ std::optional<Summands> stepping_summands(const Format& in, const Format& out, i
   const int unit = std::max(wide.unit, wide.big - 2 * p + steps_bits);
   const int ulp_over_unit = wide.big - p - unit;  // log2
   if (ulp_over_unit < ceil_log2(k) || steps_bits + ulp_over_unit > p) return std::nullopt;
-  const int lo = range.subnormal_in && in.subnormals ? in.emin() - in.man_bits : in.emin();
   Summands s;
   s.big = wide.big;
   s.unit = unit;
   try {
-    return with_codes(s, in, out, lo, where);
+    return with_codes(s, in, in_b, out, range, where);
   } catch (const Error&) {
     return std::nullopt;  // no split of the unit into two inputs
   }
 }
 
-// The codes of s.big and s.unit as products (factors in [2^lo, 2^emax] of `in`) and as C.
-Summands with_codes(Summands s, const Format& in, const Format& out, int lo, const std::string& where) {
-  const auto [ma, mb] = split_exponent(s.big, lo, in.emax(), in.emin());
-  const auto [ua, ub] = split_exponent(s.unit, lo, in.emax(), in.emin());
-  s.subnormal = ua < in.emin() || ub < in.emin() || s.unit < out.emin();
+// The codes of s.big and s.unit as products (a's factor of `in`, b's of `in_b`, subnormal ones
+// where `range` allows) and as C.
+Summands with_codes(Summands s, const Format& in, const Format& in_b, const Format& out,
+                    UnitRange range, const std::string& where) {
+  const ExponentRange ra = exponents(in, range.subnormal_in), rb = exponents(in_b, range.subnormal_in);
+  const auto [ma, mb] = split_exponent(s.big, ra, rb);
+  const auto [ua, ub] = split_exponent(s.unit, ra, rb);
+  s.subnormal = ua < in.emin() || ub < in_b.emin() || s.unit < out.emin();
   s.big_a = pow2_code(in, ma, false, where);
   s.neg_big_a = pow2_code(in, ma, true, where);
-  s.big_b = pow2_code(in, mb, false, where);
+  s.big_b = pow2_code(in_b, mb, false, where);
   s.unit_a = pow2_code(in, ua, false, where);
   s.neg_unit_a = pow2_code(in, ua, true, where);
-  s.unit_b = pow2_code(in, ub, false, where);
+  s.unit_b = pow2_code(in_b, ub, false, where);
   s.c_big = pow2_code(out, s.big, false, where);
   s.c_neg_big = pow2_code(out, s.big, true, where);
   s.c_unit = pow2_code(out, s.unit, false, where);
@@ -248,8 +263,8 @@ class Recovery {
   bool shape_failed() const { return shape_failed_; }
 
   // The readings that fit the counts of every pair, asked in one more round, then the other
-  // trees decoded from all pairs that fit them alike. Where no tree fits every count, the pivot
-  // readings unchecked; throws where there are none.
+  // trees decoded from all pairs (which fit them by construction). Where no tree fits every
+  // count, the pivot readings unchecked; throws where there are none.
   std::vector<SumTree> checked(std::vector<SumTree> readings) {
     measure_all_pairs();
     const std::vector<SumTree> unchecked = readings;
@@ -259,7 +274,7 @@ class Recovery {
     for (int i = 0; i < k_; ++i) all.push_back(i);
     for (int root : decode(all))
       if (SumTree tree = arena_.tree(root);
-          fits_all_pairs(tree) && std::find(readings.begin(), readings.end(), tree) == readings.end())
+          std::find(readings.begin(), readings.end(), tree) == readings.end())
         readings.push_back(std::move(tree));
     if (readings.empty()) {
       if (unchecked.empty())
@@ -310,7 +325,7 @@ class Recovery {
     int tried_unit = INT_MIN;
     for (UnitRange range : {UnitRange{true, true}, UnitRange{true, false}, UnitRange{false, false}}) {
       std::vector<std::string> notes;
-      const Summands s = choose_summands(t_.in(), t_.out(), k_, range, where, notes);
+      const Summands s = choose_summands(t_.in(), t_.in_b(), t_.out(), k_, range, where, notes);
       if (s.unit == tried_unit) continue;
       tried_unit = s.unit;
       s_ = s;
@@ -323,7 +338,7 @@ class Recovery {
         st_.big_exp = s_.big;
         st_.unit_exp = s_.unit;
         st_.subnormal_units = s_.subnormal;
-        stepping_ = stepping_summands(t_.in(), t_.out(), k_, s_, range, where);
+        stepping_ = stepping_summands(t_.in(), t_.in_b(), t_.out(), k_, s_, range, where);
         return;
       }
     }
@@ -693,10 +708,8 @@ class Recovery {
       const int s = lca(x, leaves[i]);
       size[leaves[i]] = s <= c ? c : s - c;
     }
-    const std::vector<std::vector<int>> parts = groups(leaves, [&](int u, int v) {
-      return size[u] == size[v] && lca(u, v) <= size[u] && (u == x || v == x || size[u] != c ||
-                                                             (lca(x, u) <= c) == (lca(x, v) <= c));
-    });
+    const std::vector<std::vector<int>> parts =
+        groups(leaves, [&](int u, int v) { return size[u] == size[v] && lca(u, v) <= size[u]; });
     std::map<int, std::size_t> part_of;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       if (static_cast<int>(parts[i].size()) != size[parts[i][0]]) return std::nullopt;
@@ -755,11 +768,20 @@ SumTree rounding_nodes(const SumTree& t) {
   return SumTree::node(std::move(kids), false);
 }
 
-SumTree recover_order(Target& t, int k, OrderStats* stats, ShapeChoice choice) {
-  OrderStats local;
+namespace {
+
+// The caller's stats, or `local` where it passes none; cleared either way.
+OrderStats& fresh_stats(OrderStats* stats, OrderStats& local) {
   OrderStats& st = stats ? *stats : local;
   st = OrderStats{};
-  return Recovery(t, k, st, choice).run();
+  return st;
+}
+
+}  // namespace
+
+SumTree recover_order(Target& t, int k, OrderStats* stats, ShapeChoice choice) {
+  OrderStats local;
+  return Recovery(t, k, fresh_stats(stats, local), choice).run();
 }
 
 namespace {
@@ -781,16 +803,14 @@ std::vector<SumTree> pivot_readings(Recovery& r, OrderStats& st) {
 
 std::vector<SumTree> recover_readings(Target& t, int k, OrderStats* stats) {
   OrderStats local;
-  OrderStats& st = stats ? *stats : local;
-  st = OrderStats{};
+  OrderStats& st = fresh_stats(stats, local);
   Recovery r(t, k, st, ShapeChoice::leaves_above);
   return pivot_readings(r, st);
 }
 
 std::vector<SumTree> recover_checked_readings(Target& t, int k, OrderStats* stats) {
   OrderStats local;
-  OrderStats& st = stats ? *stats : local;
-  st = OrderStats{};
+  OrderStats& st = fresh_stats(stats, local);
   Recovery r(t, k, st, ShapeChoice::leaves_above);
   std::vector<SumTree> readings;
   try {

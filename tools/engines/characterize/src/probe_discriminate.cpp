@@ -57,8 +57,10 @@ struct Crafter {
 std::vector<DotCase> crafted_cases(Prober& p, const std::string& probe, const FdpaParams& guess) {
   Crafter cr(p, probe);
   const Format& in = p.in();
+  const Format& in_b = p.in_b();
   const Format& out = p.out();
-  const int P = in.precision(), Po = out.precision();
+  const int P = in.precision(), Pb = in_b.precision(), Po = out.precision();
+  const int lowest_product = in.emin() - in.man_bits + in_b.emin() - in_b.man_bits;
   const int low = p.low_product_exp(), high = p.high_product_exp();
   const int e0 = std::clamp(0, low, high);
   const int F = guess.frac_bits;
@@ -122,8 +124,7 @@ std::vector<DotCase> crafted_cases(Prober& p, const std::string& probe, const Fd
         cr.add(1, {{0, cr.prod(cr.coin(), cr.sig(P), e)}}, cr.outv(cr.coin(), cr.sig(Po), e + cr.uniform(-2, 2)));
     }
   } else if (probe == "zero_exp") {
-    const int lowest = 2 * (in.emin() - in.man_bits);
-    for (int e = lowest; e <= e0 + 4; ++e)
+    for (int e = lowest_product; e <= e0 + 4; ++e)
       cr.add(2, {{0, cr.prod(cr.coin(), cr.sig(cr.uniform(1, P)), e)}, {1, cr.prod(false, 0, 0)}}, cr.zero());
     for (int e = out.emin() - out.man_bits; e <= out.emin() + 4; ++e)
       cr.add(1, {{0, cr.prod(false, 0, 0)}}, cr.outv(cr.coin(), cr.sig(std::max(1, std::min(Po, e - (out.emin() - out.man_bits) + 1))), e));
@@ -131,7 +132,7 @@ std::vector<DotCase> crafted_cases(Prober& p, const std::string& probe, const Fd
     const Format& f = in;
     for (int r = 0; r < 48 && f.subnormals && f.man_bits > 0; ++r) {
       const std::uint64_t sub = (cr.coin() ? f.sign_mask() : 0) | ((cr.rng() & ((1ull << f.man_bits) - 1)) | 1);
-      const auto b = Prober::exact_code(f, false, 1, std::min(f.emax(), cr.uniform(0, f.emax())));
+      const auto b = Prober::exact_code(in_b, false, 1, std::min(in_b.emax(), cr.uniform(0, in_b.emax())));
       if (!b) continue;
       const int kind = r % 3;
       std::optional<std::uint64_t> c = kind == 0 ? cr.outv(cr.coin(), 0, 0)
@@ -141,7 +142,7 @@ std::vector<DotCase> crafted_cases(Prober& p, const std::string& probe, const Fd
     for (int r = 0; r < 24 && out.subnormals && out.man_bits > 0; ++r) {
       const std::uint64_t csub = (cr.coin() ? out.sign_mask() : 0) | ((cr.rng() & ((1ull << out.man_bits) - 1)) | 1);
       if (r % 2) cr.add(1, {{0, cr.prod(false, 0, 0)}}, csub);
-      else cr.add(1, {{0, cr.prod(cr.coin(), cr.sig(P), std::max(2 * (in.emin() - in.man_bits), out.emin() - cr.uniform(1, 6)))}}, csub);
+      else cr.add(1, {{0, cr.prod(cr.coin(), cr.sig(P), std::max(lowest_product, out.emin() - cr.uniform(1, 6)))}}, csub);
     }
     for (int r = 0; r < 16; ++r)  // results just below the output's normal range
       cr.add(1, {{0, cr.prod(cr.coin(), cr.sig(P), out.emin() - cr.uniform(1, 4))}},
@@ -158,33 +159,32 @@ std::vector<DotCase> crafted_cases(Prober& p, const std::string& probe, const Fd
   } else if (probe == "product") {
     for (int r = 0; r < 48; ++r) {
       const auto a = Prober::exact_code(in, cr.coin(), cr.sig(P), cr.uniform(-P, -P + 2));
-      const auto b = Prober::exact_code(in, false, cr.sig(P), cr.uniform(-P, -P + 2));
+      const auto b = Prober::exact_code(in_b, false, cr.sig(Pb), cr.uniform(-Pb, -Pb + 2));
       if (!a || !b) continue;
-      const ExactValue pa = decode(*a, in), pb = decode(*b, in);
+      const ExactValue pa = decode(*a, in), pb = decode(*b, in_b);
       // -(a*b cut to the input precision): the exact sum is the product's low bits.
       const u128 full = pa.sig * pb.sig;
       const int cut = std::max(0, bit_length(full) - P);
       const auto neg_high = p.product(!pa.negative, full >> cut, pa.exp + pb.exp + cut);
       cr.add(2, {{0, Pair{*a, *b}}, {1, neg_high}}, cr.zero());
     }
-    const std::uint64_t mx = in.max_finite_code();
-    cr.add(1, {{0, Pair{mx, mx}}}, cr.zero());
-    cr.add(2, {{0, Pair{mx, mx}}, {1, Pair{mx | in.sign_mask(), mx}}}, cr.zero());
+    const std::uint64_t mx = in.max_finite_code(), mx_b = in_b.max_finite_code();
+    cr.add(1, {{0, Pair{mx, mx_b}}}, cr.zero());
+    cr.add(2, {{0, Pair{mx, mx_b}}, {1, Pair{mx | in.sign_mask(), mx_b}}}, cr.zero());
   } else if (probe == "nan") {
     const std::uint64_t one = *Prober::exact_code(in, false, 1, 0);
-    if (in.has_nan()) {
-      cr.add(1, {{0, Pair{in.nan_code(false), one}}}, cr.zero());
-      cr.add(1, {{0, Pair{one, in.nan_code(true)}}}, cr.zero());
-    }
+    const std::uint64_t one_b = *Prober::exact_code(in_b, false, 1, 0);
+    if (in.has_nan()) cr.add(1, {{0, Pair{in.nan_code(false), one_b}}}, cr.zero());
+    if (in_b.has_nan()) cr.add(1, {{0, Pair{one, in_b.nan_code(true)}}}, cr.zero());
     if (in.has_inf()) {
-      cr.add(1, {{0, Pair{in.inf_code(false), in.zero_code(false)}}}, cr.zero());
-      cr.add(1, {{0, Pair{in.inf_code(false), one}}}, cr.zero());
-      cr.add(2, {{0, Pair{in.inf_code(false), one}}, {1, Pair{in.inf_code(true), one}}}, cr.zero());
+      cr.add(1, {{0, Pair{in.inf_code(false), in_b.zero_code(false)}}}, cr.zero());
+      cr.add(1, {{0, Pair{in.inf_code(false), one_b}}}, cr.zero());
+      cr.add(2, {{0, Pair{in.inf_code(false), one_b}}, {1, Pair{in.inf_code(true), one_b}}}, cr.zero());
     }
-    if (out.has_nan()) cr.add(1, {{0, Pair{one, one}}}, out.nan_code(false));
+    if (out.has_nan()) cr.add(1, {{0, Pair{one, one_b}}}, out.nan_code(false));
     if (out.has_inf()) {
-      cr.add(1, {{0, Pair{one, one}}}, out.inf_code(true));
-      if (in.has_inf()) cr.add(1, {{0, Pair{in.inf_code(false), one}}}, out.inf_code(true));
+      cr.add(1, {{0, Pair{one, one_b}}}, out.inf_code(true));
+      if (in.has_inf()) cr.add(1, {{0, Pair{in.inf_code(false), one_b}}}, out.inf_code(true));
     }
   } else {
     throw Error("probe", "unknown probe '" + probe + "'");
@@ -245,7 +245,7 @@ ProbeEvidence probe_discriminate(Prober& p, const std::string& probe, FdpaParams
   for (const std::string& g : groups_of(probe)) {
     std::vector<std::pair<std::string, FdpaParams>> next;
     for (const auto& [label, params] : candidates)
-      for (const ParamMove& m : param_moves(g, p.in(), p.out())) {
+      for (const ParamMove& m : param_moves(g, p.target().formats())) {
         FdpaParams q = params;
         m.apply(q);
         next.emplace_back(label.empty() ? m.label : label + ", " + m.label, q);
@@ -255,7 +255,7 @@ ProbeEvidence probe_discriminate(Prober& p, const std::string& probe, FdpaParams
   std::size_t best = SIZE_MAX;
   std::vector<std::pair<std::size_t, std::size_t>> scores;  // (score, candidate)
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const std::size_t s = count_disagreements(candidates[i].second, p.in(), p.out(), all, best);
+    const std::size_t s = count_disagreements(candidates[i].second, p.target().formats(), all, best);
     scores.emplace_back(s, i);
     best = std::min(best, s);
   }

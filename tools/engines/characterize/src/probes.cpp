@@ -19,7 +19,7 @@ std::string hex_code(std::uint64_t code) {
 }
 
 Prober::Prober(Target& t, std::uint64_t seed, int max_k)
-    : t_(t), in_(t.in()), out_(t.out()), seed_(seed), max_k_(std::max(1, max_k)) {}
+    : t_(t), in_(t.in()), in_b_(t.in_b()), out_(t.out()), seed_(seed), max_k_(std::max(1, max_k)) {}
 
 int Prober::k_at_least(int n) const {
   for (int k = std::max(1, n); k <= std::max(max_k_, n + 64); ++k)
@@ -40,7 +40,7 @@ std::optional<std::uint64_t> Prober::exact_code(const Format& f, bool negative, 
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> Prober::product(bool negative, u128 sig,
                                                                        int exp) const {
-  if (sig == 0) return std::pair{in_.zero_code(false), in_.zero_code(false)};
+  if (sig == 0) return std::pair{in_.zero_code(false), in_b_.zero_code(false)};
   const int n = bit_length(sig), lead = exp + n - 1;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> best;
   int best_balance = 1 << 30;
@@ -48,9 +48,9 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> Prober::product(bool nega
     const int lo = pass == 0 ? in_.emin() : in_.emin() - in_.man_bits;
     for (int la = lo; la <= in_.emax(); ++la) {
       const int lb = lead - la;
-      if (pass == 0 && (lb < in_.emin() || lb > in_.emax())) continue;
+      if (pass == 0 && (lb < in_b_.emin() || lb > in_b_.emax())) continue;
       const auto a = exact_code(in_, negative, sig, la - (n - 1));
-      const auto b = exact_code(in_, false, 1, lb);
+      const auto b = exact_code(in_b_, false, 1, lb);
       if (!a || !b) continue;
       const int balance = std::abs(la - lb);
       if (balance < best_balance) best_balance = balance, best = std::pair{*a, *b};
@@ -66,7 +66,7 @@ DotCase Prober::make_case(int n,
   if (k == 0) throw Error(t_.name(), "accepts no dot-product length >= " + std::to_string(n));
   DotCase dc;
   dc.a.assign(static_cast<std::size_t>(k), in_.zero_code(false));
-  dc.b.assign(static_cast<std::size_t>(k), in_.zero_code(false));
+  dc.b.assign(static_cast<std::size_t>(k), in_b_.zero_code(false));
   for (const auto& [i, ab] : terms) {
     dc.a.at(static_cast<std::size_t>(i)) = ab.first;
     dc.b.at(static_cast<std::size_t>(i)) = ab.second;
@@ -75,8 +75,8 @@ DotCase Prober::make_case(int n,
   return dc;
 }
 
-int Prober::low_product_exp() const { return std::max(2 * in_.emin(), out_.emin()); }
-int Prober::high_product_exp() const { return std::min(2 * in_.emax(), out_.emax() - 1); }
+int Prober::low_product_exp() const { return std::max(in_.emin() + in_b_.emin(), out_.emin()); }
+int Prober::high_product_exp() const { return std::min(in_.emax() + in_b_.emax(), out_.emax() - 1); }
 
 SanityResult probe_sanity(Prober& p) {
   SanityResult r;
@@ -100,7 +100,7 @@ SanityResult probe_sanity(Prober& p) {
   std::vector<std::uint64_t> expected;
   std::vector<const char*> what;
   for (const Expect& e : table) {
-    const auto a = Prober::exact_code(p.in(), e.na, e.sa, e.ea), b = Prober::exact_code(p.in(), false, e.sb, e.eb);
+    const auto a = Prober::exact_code(p.in(), e.na, e.sa, e.ea), b = Prober::exact_code(p.in_b(), false, e.sb, e.eb);
     const auto c = Prober::exact_code(out, e.nc, e.sc, e.ec), d = Prober::exact_code(out, e.nd, e.sd, e.ed);
     if (!a || !b || !c || !d) continue;
     cases.push_back(p.make_case(1, {{0, {*a, *b}}}, *c));

@@ -131,6 +131,8 @@ RecordedRows read_tensorcore_dump(const fs::path& dir, const RowsOptions& option
                    [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   }
   rows.in = parse_format(in_name, options.in.empty() ? d + " (input format from the folder name; give --in)" : "--in");
+  if (!options.in_b.empty() && parse_format(options.in_b, "--b-format") != rows.in)
+    throw Error("--b-format", "a tensor-core dump holds a and b in one format (" + rows.in.name + ")");
   const fs::path a_path = find_one(dir, "a_", ".txt"), b_path = find_one(dir, "b_", ".txt");
   const fs::path c_path = find_one(dir, "c_", "_fp32.txt");
   if (a_path.empty() || b_path.empty() || c_path.empty())
@@ -199,28 +201,34 @@ RecordedRows read_tensorcore_dump(const fs::path& dir, const RowsOptions& option
 RecordedRows read_plain_rows(std::istream& text, const std::string& name, const RowsOptions& options) {
   RecordedRows rows;
   rows.layout = "plain";
-  std::string in_name = options.in, out_name = options.out;
-  std::string in_where = "--in", out_where = "--out";
+  // The formats: a header word (key=FMT) or the option, which must agree where both name one.
+  struct Named {
+    std::string key, value, where;
+    bool from_option;
+  };
+  Named named[] = {{"in=", options.in, "--in", true},
+                   {"b=", options.in_b, "--b-format", true},
+                   {"out=", options.out, "--out", true}};
   bool have_formats = false;
   std::string line;
   for (int n = 1; std::getline(text, line); ++n) {
     const std::string where = name + ":" + std::to_string(n);
     const std::size_t hash = line.find('#');
     if (hash != std::string::npos) {
-      // A comment; `in=` and `out=` words in it, before the first row, name the formats.
+      // A comment; `in=`, `b=` and `out=` words in it, before the first row, name the formats.
       for (const std::string& w : split_words(line.substr(hash + 1))) {
-        const bool is_in = w.rfind("in=", 0) == 0;
-        if (!is_in && w.rfind("out=", 0) != 0) continue;
+        Named* f = nullptr;
+        for (Named& x : named)
+          if (w.rfind(x.key, 0) == 0) f = &x;
+        if (!f) continue;
         if (have_formats) throw Error(where, "'" + w + "' after the first row");
-        std::string& value = is_in ? in_name : out_name;
-        std::string& value_where = is_in ? in_where : out_where;
-        const std::string v = w.substr(is_in ? 3 : 4);
-        const bool from_option = value_where == "--in" || value_where == "--out";
-        if (from_option && !value.empty() &&
-            parse_format(value, value_where).name != parse_format(v, where).name)
-          throw Error(where, "'" + w + "' but " + value_where + " says " + value);
-        value = v;
-        value_where = where;
+        const std::string v = w.substr(f->key.size());
+        if (f->from_option && !f->value.empty() &&
+            parse_format(f->value, f->where).name != parse_format(v, where).name)
+          throw Error(where, "'" + w + "' but " + f->where + " says " + f->value);
+        f->value = v;
+        f->where = where;
+        f->from_option = false;
       }
       line.erase(hash);
     }
@@ -246,10 +254,13 @@ RecordedRows read_plain_rows(std::istream& text, const std::string& name, const 
     if (fields.size() != 4)
       throw Error(where, std::to_string(fields.size()) + " fields: a row is a_0..a_{K-1} | b_0..b_{K-1} | c | d");
     if (!have_formats) {
-      if (in_name.empty() || out_name.empty())
+      const Named &in = named[0], &b = named[1], &out = named[2];
+      if (in.value.empty() || out.value.empty())
         throw Error(where, "no formats: put `# in=FMT out=FMT` before the rows, or give --in/--out");
-      rows.in = parse_format(in_name, in_where);
-      rows.out = parse_format(out_name, out_where);
+      rows.in = parse_format(in.value, in.where);
+      if (!b.value.empty())
+        if (Format fb = parse_format(b.value, b.where); fb != rows.in) rows.b = fb;
+      rows.out = parse_format(out.value, out.where);
       have_formats = true;
     }
     if (fields[0].empty()) throw Error(where, "no a values");
@@ -260,7 +271,7 @@ RecordedRows read_plain_rows(std::istream& text, const std::string& name, const 
       throw Error(where, "c and d are one code each");
     DotCase dc;
     for (const std::string& w : fields[0]) dc.a.push_back(parse_code(w, rows.in, where));
-    for (const std::string& w : fields[1]) dc.b.push_back(parse_code(w, rows.in, where));
+    for (const std::string& w : fields[1]) dc.b.push_back(parse_code(w, rows.b_format(), where));
     dc.c = options.c_zero ? 0 : parse_code(fields[2][0], rows.out, where);
     dc.d = parse_code(fields[3][0], rows.out, where);
     rows.cases.push_back(std::move(dc));
@@ -278,9 +289,9 @@ RecordedRows read_rows(const std::string& path, const RowsOptions& options) {
   return read_plain_rows(in, path, options);
 }
 
-void write_plain_rows(std::ostream& text, const Format& in, const Format& out,
-                      std::span<const DotCase> cases) {
-  text << "# in=" << in.name << " out=" << out.name << "\n"
+void write_plain_rows(std::ostream& text, const FdpaFormats& f, std::span<const DotCase> cases) {
+  const Format &in = f.a, &out = f.d;
+  text << "# in=" << in.name << (f.b == f.a ? "" : " b=" + f.b.name) << " out=" << out.name << "\n"
        << "# a_0 .. a_{K-1} | b_0 .. b_{K-1} | c | d   (hex codes; tools/engines/characterize/ROWS.md)\n";
   const auto hex = [&text](std::uint64_t v, int digits) {
     text << std::hex << std::setw(digits) << std::setfill('0') << v << std::dec;
@@ -293,7 +304,7 @@ void write_plain_rows(std::ostream& text, const Format& in, const Format& out,
     text << '|';
     for (std::uint64_t x : dc.b) {
       text << ' ';
-      hex(x, in.hex_digits());
+      hex(x, f.b.hex_digits());
     }
     text << " | ";
     hex(dc.c, out.hex_digits());

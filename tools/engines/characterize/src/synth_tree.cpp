@@ -91,10 +91,10 @@ std::vector<SumTree> tree_edits(const SumTree& t) {
 }  // namespace
 
 SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recovered,
-                         const Format& in, const Format& out, std::span<const DotCase> cases) {
+                         const FdpaFormats& f, std::span<const DotCase> cases) {
   SearchResult best;
   best.params = start;
-  best.disagreements = count_disagreements(start, in, out, cases);
+  best.disagreements = count_disagreements(start, f, cases);
   if (recovered.empty()) return best;
   // Only what a tree of rounding nodes reads carries over from `start`: a block, an
   // instruction split or alignment bits found for the fixed structures mean nothing here (the
@@ -138,7 +138,7 @@ SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recov
             p.nan = nan.name;
             p.nan_b_first = b_first;
             ++best.candidates;
-            const std::size_t d = count_disagreements(p, in, out, cases, tree_d);
+            const std::size_t d = count_disagreements(p, f, cases, tree_d);
             if (d < tree_d) tree = p, tree_d = d;
           }
   }
@@ -153,7 +153,7 @@ SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recov
       FdpaParams p = tree;
       p.tree = intern_tree(edit.text());
       ++best.candidates;
-      const std::size_t d = count_disagreements(p, in, out, cases, tree_d);
+      const std::size_t d = count_disagreements(p, f, cases, tree_d);
       if (d < tree_d) {
         edits.push_back(edit.text() + " (" + std::to_string(d) + " wrong)");
         tree = p, tree_d = d, improved = true;

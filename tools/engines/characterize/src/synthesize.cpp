@@ -43,7 +43,12 @@ void bool_moves(std::vector<ParamMove>& v, const std::string& name, bool FdpaPar
 
 }  // namespace
 
-std::vector<ParamMove> param_moves(const std::string& name, const Format& in, const Format& out) {
+std::vector<ParamMove> param_moves(const std::string& name, const FdpaFormats& f) {
+  const Format& out = f.d;
+  // The products' precision and exponent range: a's and b's together.
+  const int product_precision = f.a.precision() + f.b.precision();
+  const int product_low = f.a.emin() - f.a.man_bits + f.b.emin() - f.b.man_bits;
+  const int product_high = f.a.emax() + f.b.emax();
   std::vector<ParamMove> v;
   if (name == "structure") {
     for (FdpaStructure s : {FdpaStructure::fused, FdpaStructure::exact, FdpaStructure::sequential,
@@ -59,14 +64,14 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
   } else if (name == "block") {
     int_range(v, "block", 0, 64, &FdpaParams::block);
   } else if (name == "frac_bits") {
-    int_range(v, "frac_bits", 0, std::min(100, 2 * in.precision() + out.precision() + 16),
+    int_range(v, "frac_bits", 0, std::min(100, product_precision + out.precision() + 16),
               &FdpaParams::frac_bits);
   } else if (name == "align") {
     align_moves(v, "align", &FdpaParams::align);
   } else if (name == "zero_exp") {
     add(v, "zero_exp = none", [](FdpaParams& p) { p.zero_exp = INT_MIN; });
-    const int lo = std::max(-200, std::min(2 * (in.emin() - in.man_bits), out.emin() - out.man_bits) - 4);
-    int_range(v, "zero_exp", lo, std::min(out.emax(), 2 * in.emax() + 2), &FdpaParams::zero_exp);
+    const int lo = std::max(-200, std::min(product_low, out.emin() - out.man_bits) - 4);
+    int_range(v, "zero_exp", lo, std::min(out.emax(), product_high + 2), &FdpaParams::zero_exp);
   } else if (name == "c_place") {
     add(v, "C in the block", [](FdpaParams& p) { p.c_in_block = true, p.late_c = false, p.interleave = 1; });
     add(v, "C added exactly after the block", [](FdpaParams& p) { p.c_in_block = false, p.late_c = false; });
@@ -125,10 +130,10 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
     align_moves(v, "late_align", &FdpaParams::late_align);
   } else if (name == "product") {
     bool_moves(v, "product_overflow", &FdpaParams::product_overflow);
-    int_range(v, "product_bits", -1, 2 * in.precision(), &FdpaParams::product_bits);
+    int_range(v, "product_bits", -1, product_precision, &FdpaParams::product_bits);
     align_moves(v, "product_rounding", &FdpaParams::product_rounding);
     // The product rounding matters only with rounded products: offer it with them too.
-    for (int bits = 1; bits <= 2 * in.precision(); ++bits)
+    for (int bits = 1; bits <= product_precision; ++bits)
       for (AlignRounding a : kAligns)
         add(v, "product_bits = " + std::to_string(bits) + ", product_rounding = " + align_label(a),
             [bits, a](FdpaParams& p) { p.product_bits = bits, p.product_rounding = a; });
@@ -161,7 +166,6 @@ std::vector<ParamMove> param_moves(const std::string& name, const Format& in, co
   } else {
     throw Error("param_moves", "unknown parameter group '" + name + "'");
   }
-  (void)in;
   return v;
 }
 
@@ -194,12 +198,12 @@ FdpaParams canonical_params(const FdpaParams& p) {
   return q;
 }
 
-std::vector<ParamMove> param_moves(const Format& in, const Format& out) {
+std::vector<ParamMove> param_moves(const FdpaFormats& f) {
   std::vector<ParamMove> all;
   for (const char* n : {"structure", "block", "frac_bits", "align", "c_place", "acc_frac_bits",
                         "out_round", "flush", "zero_exp", "interleave", "late_c", "product",
                         "carry_bits", "subsum", "instr", "nan"}) {
-    std::vector<ParamMove> v = param_moves(n, in, out);
+    std::vector<ParamMove> v = param_moves(n, f);
     all.insert(all.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
   }
   return all;
@@ -256,12 +260,12 @@ std::vector<ParamMove> small_steps(const FdpaParams& at) {
 
 }  // namespace
 
-std::size_t count_disagreements(const FdpaParams& p, const Format& in, const Format& out,
+std::size_t count_disagreements(const FdpaParams& p, const FdpaFormats& f,
                                 std::span<const DotCase> cases, std::size_t limit) {
   if (!acceptable(p)) return cases.empty() ? 0 : cases.size() + 1;
   std::optional<FdpaKernel> kernel;
   try {
-    kernel.emplace(p, in, out);
+    kernel.emplace(p, f);
   } catch (const Error&) {
     return cases.empty() ? 0 : cases.size() + 1;
   }
@@ -277,9 +281,9 @@ std::size_t count_disagreements(const FdpaParams& p, const Format& in, const For
   return bad;
 }
 
-SearchResult search_params(const FdpaParams& start, const Format& in, const Format& out,
+SearchResult search_params(const FdpaParams& start, const FdpaFormats& f,
                            std::span<const DotCase> cases_in, int max_rounds) {
-  const std::vector<ParamMove> moves = param_moves(in, out);
+  const std::vector<ParamMove> moves = param_moves(f);
   // Cases the current model fails go first, so that a candidate that fails them stops early;
   // the screen (those failures and a few hundred others) prunes candidates before the full count.
   std::vector<DotCase> cases(cases_in.begin(), cases_in.end());
@@ -287,12 +291,12 @@ SearchResult search_params(const FdpaParams& start, const Format& in, const Form
   r.params = start;
   auto evaluate = [&](const FdpaParams& p, std::span<const DotCase> set, std::size_t limit) {
     ++r.candidates;
-    return count_disagreements(p, in, out, set, limit);
+    return count_disagreements(p, f, set, limit);
   };
   auto front_failures = [&] {
     std::optional<FdpaKernel> kernel;
     try {
-      kernel.emplace(r.params, in, out);
+      kernel.emplace(r.params, f);
     } catch (const Error&) {
       return;
     }

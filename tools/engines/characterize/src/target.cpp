@@ -33,9 +33,10 @@ void Target::check_batch(const DotBatch& batch) const {
 }
 
 EmuTarget::EmuTarget(std::string name, const FdpaParams& unit, const Format& in,
-                     const Format& out, int split_k, SplitReduction reduction)
-    : name_(std::move(name)), unit_(unit), in_(in), out_(out), split_k_(split_k),
-      reduction_(reduction) {
+                     const Format& out, int split_k, SplitReduction reduction,
+                     const Format* in_b)
+    : name_(std::move(name)), unit_(unit), in_(in), in_b_(in_b ? *in_b : in), out_(out),
+      split_k_(split_k), reduction_(reduction) {
   if (split_k < 1) throw Error(name_, "split-k must be at least 1");
 }
 
@@ -47,7 +48,7 @@ std::vector<std::uint64_t> EmuTarget::run(const DotBatch& batch) {
   std::vector<std::uint64_t> d(batch.rows());
   const auto k = static_cast<std::size_t>(batch.k);
   if (split_k_ == 1) {
-    const FdpaKernel kernel(unit_, in_, out_);
+    const FdpaKernel kernel(unit_, formats());
     for (std::size_t r = 0; r < batch.rows(); ++r)
       d[r] = kernel.dot(std::span(batch.a).subspan(r * k, k),
                         std::span(batch.b).subspan(r * k, k), batch.c[r]);
@@ -60,7 +61,7 @@ std::vector<std::uint64_t> EmuTarget::run(const DotBatch& batch) {
     o.reduction = reduction_;
     for (std::size_t r = 0; r < batch.rows(); ++r) {
       const Matrix a{1, batch.k, in_, {batch.a.begin() + r * k, batch.a.begin() + (r + 1) * k}};
-      const Matrix b{batch.k, 1, in_, {batch.b.begin() + r * k, batch.b.begin() + (r + 1) * k}};
+      const Matrix b{batch.k, 1, in_b_, {batch.b.begin() + r * k, batch.b.begin() + (r + 1) * k}};
       const Matrix c{1, 1, out_, {batch.c[r]}};
       d[r] = gemm(o, a, b, &c).codes[0];
     }
@@ -106,7 +107,7 @@ void parse_emu_options(std::string_view text, int& split_k, SplitReduction& redu
 }  // namespace
 
 std::unique_ptr<Target> make_target(std::string_view spec, const Format* in, const Format* out,
-                                     std::string_view what) {
+                                     std::string_view what, const Format* in_b) {
   const std::string where(what);
   if (spec.substr(0, 4) == "emu:") {
     std::string_view model = spec.substr(4);
@@ -120,10 +121,15 @@ std::unique_ptr<Target> make_target(std::string_view spec, const Format* in, con
     const Format fin = in ? *in : parse_format("f16");
     const Format fout = out ? *out : parse_format("f32");
     const FdpaParams p = parse_model(model, fin, fout, what);
-    return std::make_unique<EmuTarget>(std::string(spec), p, fin, fout, split_k, reduction);
+    return std::make_unique<EmuTarget>(std::string(spec), p, fin, fout, split_k, reduction, in_b);
   }
-  if (spec.substr(0, 4) == "cpu:") return make_cpu_target(spec, in, out, what);
-  if (spec.substr(0, 5) == "cuda:") return make_cuda_target(spec, in, out, what);  // cuda_target.cpp
+  std::unique_ptr<Target> t;
+  if (spec.substr(0, 4) == "cpu:") t = make_cpu_target(spec, in, out, what);
+  else if (spec.substr(0, 5) == "cuda:") t = make_cuda_target(spec, in, out, what);  // cuda_target.cpp
+  if (t && in_b && *in_b != t->in())
+    throw Error(where, "'" + std::string(spec) + "' takes a and b in one format (" + t->in().name +
+                           "), not b in " + in_b->name);
+  if (t) return t;
   throw Error(where, "unknown target '" + std::string(spec) +
                          "' (emu:PRESET, emu:custom:..., cpu:fp32-fma, cpu:avx512-fp16, "
                          "cpu:avx512-bf16, cpu:amx-bf16)");

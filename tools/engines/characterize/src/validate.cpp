@@ -33,7 +33,7 @@ std::uint64_t compose(const Format& f, bool negative, int exp, std::uint64_t fra
 }  // namespace
 
 CaseGenerator::CaseGenerator(const Target& t, std::uint64_t seed, int max_k)
-    : t_(t), in_(t.in()), out_(t.out()), rng_(seed) {
+    : t_(t), a_(t.in()), b_(t.in_b()), out_(t.out()), rng_(seed) {
   for (int k = 1; k <= std::max(1, max_k); ++k)
     if (t.supports_k(k)) ks_.push_back(k);
   if (ks_.empty())
@@ -59,31 +59,28 @@ int CaseGenerator::pick_k() {
   return ks_[static_cast<std::size_t>(uniform(0, static_cast<int>(ks_.size()) - 1))];
 }
 
-std::uint64_t CaseGenerator::in_code(bool negative, int exp, bool random_fraction) {
-  return compose(in_, negative, exp, random_fraction ? rng_() : 0);
-}
-std::uint64_t CaseGenerator::out_code(bool negative, int exp, bool random_fraction) {
-  return compose(out_, negative, exp, random_fraction ? rng_() : 0);
+std::uint64_t CaseGenerator::code(const Format& f, bool negative, int exp, bool random_fraction) {
+  return compose(f, negative, exp, random_fraction ? rng_() : 0);
 }
 
-std::uint64_t CaseGenerator::random_in_finite() {
+std::uint64_t CaseGenerator::random_finite(const Format& f) {
   for (;;) {
-    const std::uint64_t code = rng_() & in_.code_mask();
-    if (usable(in_, code)) return code;
+    const std::uint64_t code = rng_() & f.code_mask();
+    if (usable(f, code)) return code;
   }
 }
 
-std::uint64_t CaseGenerator::in_subnormal() {
-  if (!in_.subnormals || in_.man_bits == 0) return in_.zero_code(coin(0.5) && in_.has_negative_zero());
-  const std::uint64_t man = (rng_() & ((1ull << in_.man_bits) - 1)) | 1;
-  return (coin(0.5) ? in_.sign_mask() : 0) | man;
+std::uint64_t CaseGenerator::subnormal(const Format& f) {
+  if (!f.subnormals || f.man_bits == 0) return f.zero_code(coin(0.5) && f.has_negative_zero());
+  const std::uint64_t man = (rng_() & ((1ull << f.man_bits) - 1)) | 1;
+  return (coin(0.5) ? f.sign_mask() : 0) | man;
 }
 
-std::uint64_t CaseGenerator::special_in() {
+std::uint64_t CaseGenerator::special(const Format& f) {
   const int pick = uniform(0, 2);
-  if (pick == 0 && in_.has_nan()) return in_.nan_code(coin(0.5));
-  if (pick == 1 && in_.has_inf()) return in_.inf_code(coin(0.5));
-  return in_.max_finite_code() | (coin(0.5) ? in_.sign_mask() : 0);
+  if (pick == 0 && f.has_nan()) return f.nan_code(coin(0.5));
+  if (pick == 1 && f.has_inf()) return f.inf_code(coin(0.5));
+  return f.max_finite_code() | (coin(0.5) ? f.sign_mask() : 0);
 }
 
 DotCase CaseGenerator::next() {
@@ -95,78 +92,80 @@ DotCase CaseGenerator::next(CaseKind kind) {
   const int k = pick_k();
   dc.a.resize(static_cast<std::size_t>(k));
   dc.b.resize(static_cast<std::size_t>(k));
-  const std::uint64_t in_zero = in_.zero_code(false);
-  const int lo = in_.emin(), hi = in_.emax();
+  const std::uint64_t a_zero = a_.zero_code(false), b_zero = b_.zero_code(false);
+  const int lo = a_.emin(), hi = a_.emax(), lo_b = b_.emin(), hi_b = b_.emax();
   auto zero_c = [&] { return out_.zero_code(coin(0.2) && out_.has_negative_zero()); };
-  auto narrow = [&](std::uint64_t& x) {
-    x = coin(0.1) ? in_zero : in_code(coin(0.5), uniform(-3, 3), true);
+  auto narrow = [&](std::uint64_t& x, const Format& f) {
+    x = coin(0.1) ? f.zero_code(false) : code(f, coin(0.5), uniform(-3, 3), true);
   };
+  auto narrow_pair = [&](std::size_t i) { narrow(dc.a[i], a_), narrow(dc.b[i], b_); };
   switch (kind) {
     case CaseKind::narrow:
     case CaseKind::count:
-      for (int i = 0; i < k; ++i) narrow(dc.a[i]), narrow(dc.b[i]);
-      dc.c = coin(0.3) ? zero_c() : out_code(coin(0.5), uniform(-3, 7), true);
+      for (int i = 0; i < k; ++i) narrow_pair(i);
+      dc.c = coin(0.3) ? zero_c() : code(out_, coin(0.5), uniform(-3, 7), true);
       break;
     case CaseKind::full_range:
-      for (int i = 0; i < k; ++i) dc.a[i] = random_in_finite(), dc.b[i] = random_in_finite();
-      dc.c = coin(0.3) ? zero_c() : out_code(coin(0.5), uniform(2 * lo, 2 * hi), true);
+      for (int i = 0; i < k; ++i) dc.a[i] = random_finite(a_), dc.b[i] = random_finite(b_);
+      dc.c = coin(0.3) ? zero_c() : code(out_, coin(0.5), uniform(lo + lo_b, hi + hi_b), true);
       break;
     case CaseKind::cancellation: {
       const int h = k / 2;
       for (int i = 0; i < h; ++i) {
-        dc.a[i] = in_code(coin(0.5), uniform(-6, 6), true);
-        dc.b[i] = in_code(coin(0.5), uniform(-6, 6), true);
-        dc.a[h + i] = dc.a[i] ^ in_.sign_mask();
+        dc.a[i] = code(a_, coin(0.5), uniform(-6, 6), true);
+        dc.b[i] = code(b_, coin(0.5), uniform(-6, 6), true);
+        dc.a[h + i] = dc.a[i] ^ a_.sign_mask();
         dc.b[h + i] = dc.b[i];
-        if (coin(0.5) && in_.man_bits > 0) {
+        if (coin(0.5) && b_.man_bits > 0) {
           const std::uint64_t flipped = dc.b[i] ^ 1;
-          if (usable(in_, flipped)) dc.b[h + i] = flipped;
+          if (usable(b_, flipped)) dc.b[h + i] = flipped;
         }
       }
-      if (k % 2) dc.a[k - 1] = in_code(coin(0.5), uniform(-12, 0), true), dc.b[k - 1] = in_code(false, 0, true);
+      if (k % 2) dc.a[k - 1] = code(a_, coin(0.5), uniform(-12, 0), true), dc.b[k - 1] = code(b_, false, 0, true);
       if (coin(0.3)) std::swap(dc.a[0], dc.a[h]), std::swap(dc.b[0], dc.b[h]);
-      dc.c = coin(0.5) ? zero_c() : out_code(coin(0.5), uniform(-30, 0), true);
+      dc.c = coin(0.5) ? zero_c() : code(out_, coin(0.5), uniform(-30, 0), true);
       break;
     }
     case CaseKind::spread:
       for (int i = 0; i < k; ++i) {
-        dc.a[i] = coin(0.2) ? in_zero : in_code(coin(0.5), uniform(lo, hi), true);
-        dc.b[i] = coin(0.1) ? in_zero : in_code(coin(0.5), uniform(lo, hi), true);
+        dc.a[i] = coin(0.2) ? a_zero : code(a_, coin(0.5), uniform(lo, hi), true);
+        dc.b[i] = coin(0.1) ? b_zero : code(b_, coin(0.5), uniform(lo_b, hi_b), true);
       }
-      dc.c = coin(0.3) ? zero_c() : out_code(coin(0.5), uniform(2 * lo, 2 * hi), true);
+      dc.c = coin(0.3) ? zero_c() : code(out_, coin(0.5), uniform(lo + lo_b, hi + hi_b), true);
       break;
     case CaseKind::subnormal:
       for (int i = 0; i < k; ++i) {
         const int r = uniform(0, 9);
-        dc.a[i] = r < 4 ? in_subnormal() : r < 7 ? in_code(coin(0.5), uniform(lo, lo + 3), true) : in_zero;
-        dc.b[i] = coin(0.5) ? in_subnormal() : in_code(coin(0.5), uniform(lo, lo + 6), true);
+        dc.a[i] = r < 4 ? subnormal(a_) : r < 7 ? code(a_, coin(0.5), uniform(lo, lo + 3), true) : a_zero;
+        dc.b[i] = coin(0.5) ? subnormal(b_) : code(b_, coin(0.5), uniform(lo_b, lo_b + 6), true);
       }
       if (coin(0.4) && out_.subnormals && out_.man_bits > 0)
         dc.c = (coin(0.5) ? out_.sign_mask() : 0) | ((rng_() & ((1ull << out_.man_bits) - 1)) | 1);
       else if (coin(0.5))
         dc.c = zero_c();
       else
-        dc.c = out_code(coin(0.5), uniform(2 * lo - 2 * in_.man_bits, 2 * lo + 4), true);
+        dc.c = code(out_, coin(0.5),
+                    uniform(lo + lo_b - a_.man_bits - b_.man_bits, lo + lo_b + 4), true);
       break;
     case CaseKind::tiny_zeros:
       for (int i = 0; i < k; ++i) {
         const bool zero = coin(0.5);
-        dc.a[i] = zero ? in_zero : in_code(coin(0.5), uniform(lo, lo + 2), true);
-        dc.b[i] = zero ? in_code(coin(0.5), uniform(lo, hi), true)
-                       : (coin(0.3) ? in_subnormal() : in_code(coin(0.5), uniform(lo, lo + 2), true));
+        dc.a[i] = zero ? a_zero : code(a_, coin(0.5), uniform(lo, lo + 2), true);
+        dc.b[i] = zero ? code(b_, coin(0.5), uniform(lo_b, hi_b), true)
+                       : (coin(0.3) ? subnormal(b_) : code(b_, coin(0.5), uniform(lo_b, lo_b + 2), true));
       }
-      dc.c = coin(0.5) ? zero_c() : out_code(coin(0.5), uniform(out_.emin(), out_.emin() + 4), true);
+      dc.c = coin(0.5) ? zero_c() : code(out_, coin(0.5), uniform(out_.emin(), out_.emin() + 4), true);
       break;
     case CaseKind::specials: {
-      for (int i = 0; i < k; ++i) narrow(dc.a[i]), narrow(dc.b[i]);
+      for (int i = 0; i < k; ++i) narrow_pair(i);
       const int r = uniform(0, 3);
       const std::size_t i = static_cast<std::size_t>(uniform(0, k - 1));
-      if (r == 0) dc.a[i] = special_in();
-      else if (r == 1) dc.b[i] = special_in();
+      if (r == 0) dc.a[i] = special(a_);
+      else if (r == 1) dc.b[i] = special(b_);
       else if (r == 2) {  // overflowing products, maybe cancelling
-        dc.a[i] = in_.max_finite_code(), dc.b[i] = in_.max_finite_code();
+        dc.a[i] = a_.max_finite_code(), dc.b[i] = b_.max_finite_code();
         const std::size_t j = static_cast<std::size_t>(uniform(0, k - 1));
-        if (j != i && coin(0.5)) dc.a[j] = in_.max_finite_code() | in_.sign_mask(), dc.b[j] = in_.max_finite_code();
+        if (j != i && coin(0.5)) dc.a[j] = a_.max_finite_code() | a_.sign_mask(), dc.b[j] = b_.max_finite_code();
       }
       if (r == 3) {
         const int s = uniform(0, 2);
@@ -174,13 +173,13 @@ DotCase CaseGenerator::next(CaseKind kind) {
              : s == 1 && out_.has_inf() ? out_.inf_code(coin(0.5))
              : out_.max_finite_code() | (coin(0.5) ? out_.sign_mask() : 0);
       } else {
-        dc.c = coin(0.5) ? zero_c() : out_code(coin(0.5), uniform(-3, 7), true);
+        dc.c = coin(0.5) ? zero_c() : code(out_, coin(0.5), uniform(-3, 7), true);
       }
       break;
     }
     case CaseKind::c_dominant:
-      for (int i = 0; i < k; ++i) narrow(dc.a[i]), narrow(dc.b[i]);
-      dc.c = out_code(coin(0.5), uniform(6, 45), true);
+      for (int i = 0; i < k; ++i) narrow_pair(i);
+      dc.c = code(out_, coin(0.5), uniform(6, 45), true);
       break;
     case CaseKind::ties: {
       auto few_bits = [&](const Format& f, int exp) {
@@ -188,8 +187,8 @@ DotCase CaseGenerator::next(CaseKind kind) {
         return compose(f, coin(0.5), exp, top);
       };
       for (int i = 0; i < k; ++i) {
-        dc.a[i] = coin(0.1) ? in_zero : few_bits(in_, uniform(std::max(lo, -8), std::min(hi, 8)));
-        dc.b[i] = few_bits(in_, uniform(std::max(lo, -8), std::min(hi, 8)));
+        dc.a[i] = coin(0.1) ? a_zero : few_bits(a_, uniform(std::max(lo, -8), std::min(hi, 8)));
+        dc.b[i] = few_bits(b_, uniform(std::max(lo_b, -8), std::min(hi_b, 8)));
       }
       dc.c = coin(0.2) ? zero_c() : few_bits(out_, uniform(-4, 34));
       break;
@@ -205,9 +204,9 @@ std::vector<DotCase> CaseGenerator::batch(std::size_t n) {
   return v;
 }
 
-bool model_agrees(const FdpaParams& model, const Format& in, const Format& out, const DotCase& c) {
+bool model_agrees(const FdpaParams& model, const FdpaFormats& f, const DotCase& c) {
   try {
-    return fdpa(model, in, out, c.a, c.b, c.c) == c.d;
+    return fdpa(model, f, c.a, c.b, c.c) == c.d;
   } catch (const Error&) {
     return false;
   }
@@ -219,7 +218,7 @@ ValidationResult validate(Target& t, const FdpaParams& model, std::uint64_t n, s
   CaseGenerator gen(t, seed, max_k);
   std::optional<FdpaKernel> kernel;
   try {
-    kernel.emplace(model, t.in(), t.out());
+    kernel.emplace(model, t.formats());
   } catch (const Error&) {
   }
   const std::uint64_t chunk = 8192;

@@ -23,8 +23,8 @@ Characterization run(Target& t, std::uint64_t n, bool verbose) {
       std::printf("  [%.*s] %.*s\n", int(stage.size()), stage.data(), int(detail.size()), detail.data());
     };
   Characterization c = characterize(t, o);
-  std::printf("%-40s %s->%s: %llu/%llu agree, %.1f s, %llu queries: %s\n", t.name().c_str(),
-              c.in.name.c_str(), c.out.name.c_str(), (unsigned long long)c.agreed,
+  std::printf("%-40s %s: %llu/%llu agree, %.1f s, %llu queries: %s\n", t.name().c_str(),
+              c.formats_text().c_str(), (unsigned long long)c.agreed,
               (unsigned long long)c.validated, c.seconds, (unsigned long long)c.queries,
               c.model_spec.c_str());
   if (!c.expressible) std::printf("  %s\n", c.verdict.c_str());
@@ -65,6 +65,25 @@ TEST(ClosedLoop, Presets) {
     const Format in = parse_format(row[1]), out = parse_format(row[2]);
     auto t = make_target(row[0], &in, &out);
     expect_reproduced(run(*t, 10000, false), 10000);
+  }
+}
+
+// a and b in different formats (wgmma's e4m3 x e5m2, kind::f8f6f4's fp6 x fp4): the probes
+// build each operand in its own format, and the model found agrees with the unit.
+TEST(ClosedLoop, MixedOperandFormats) {
+  const char* rows[][4] = {
+      {"emu:hopper", "e4m3", "e5m2", "f32"},
+      {"emu:blackwell", "e2m3", "e2m1", "f32"},
+      {"emu:fp32-sequential", "e5m2", "e4m3", "f32"},
+  };
+  for (const auto& row : rows) {
+    const Format a = parse_format(row[1]), b = parse_format(row[2]), out = parse_format(row[3]);
+    auto t = make_target(row[0], &a, &out, "--target", &b);
+    ASSERT_EQ(t->in_b().name, b.name);
+    const Characterization c = run(*t, 10000, false);
+    EXPECT_EQ(c.b_format().name, b.name);
+    EXPECT_EQ(c.formats_text(), a.name + " x " + b.name + " -> " + out.name);
+    expect_reproduced(c, 10000);
   }
 }
 

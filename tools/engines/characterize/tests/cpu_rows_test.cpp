@@ -38,7 +38,7 @@ TEST_P(CpuRows, PresetReproducesEveryRow) {
   const Format& in = rows.in;
   const Format& out = rows.out;
   const FdpaParams model = parse_model(GetParam().preset, in, out);
-  const std::vector<std::size_t> bad = disagreements(model, in, out, rows.cases);
+  const std::vector<std::size_t> bad = disagreements(model, {in, out}, rows.cases);
   std::printf("%s: %s reproduces %zu of %zu rows\n", GetParam().file, GetParam().preset,
               rows.cases.size() - bad.size(), rows.cases.size());
   for (std::size_t i = 0; i < bad.size() && i < 5; ++i) ADD_FAILURE() << rows.where[bad[i]];
@@ -81,7 +81,7 @@ TEST_P(CpuUnitFit, FitWithoutPresetsFindsTheTree) {
   options.family.min_frac_bits = options.family.max_frac_bits = 24;
   options.probe_budget = 0;
   options.threads = 2;
-  const FitResult r = fit(in, out, cases, options);
+  const FitResult r = fit({in, out}, cases, options);
   const FdpaParams preset = parse_model(GetParam().preset, in, out);
   const int k = static_cast<int>(cases.front().a.size());
   const SumTree want = chain_instructions(parse_sum_tree(expected_tree(preset, k)), k);

@@ -43,7 +43,7 @@ TEST(FitRecordedF16, TheWgmmaModelDoesNotExplainFp8RowsWithFp16Output) {
   wgmma.zero_exp = -133;
   wgmma.acc_frac_bits = 13;
   wgmma.out_rounding.mode = RoundingMode::rne;
-  EXPECT_FALSE(disagreements(wgmma, rows.in, rows.out, rows.cases).empty());
+  EXPECT_FALSE(disagreements(wgmma, rows.formats(), rows.cases).empty());
 }
 
 // The fp32-output rows again with a probe budget 20 times fit_test's.

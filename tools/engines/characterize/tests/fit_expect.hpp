@@ -123,7 +123,7 @@ inline void check_fit(const Dataset& d, std::size_t max_rows, int probe_budget) 
   }
   FitOptions fo;
   fo.probe_budget = probe_budget;
-  const FitResult r = fit(rows.in, rows.out, rows.cases, fo);
+  const FitResult r = fit(rows.formats(), rows.cases, fo);
   std::printf("%s -> %s: %zu rows, family %zu, %zu matching in %zu classes, %zu probes (%zu tried); "
               "fit %.2f s, probes %.2f s\n",
               d.dir, d.out, rows.cases.size(), r.family_size, r.matching.size(), r.classes.size(),

@@ -92,14 +92,14 @@ TEST(FitRoundTrip, RowsOfACustomModelFitBackToAnEquivalentModel) {
       "custom:block=4,frac_bits=27,align=nearest_even,c_in_block=0,out_round=rne", in, out);
   const std::vector<DotCase> written = random_cases(model, in, out, 2000, 8, 11);
   std::stringstream text;
-  write_plain_rows(text, in, out, written);
+  write_plain_rows(text, {in, out}, written);
   const RecordedRows rows = read_plain_rows(text, "written.rows");
   ASSERT_EQ(rows.cases.size(), written.size());
   EXPECT_EQ(rows.in.name, "bf16");
   EXPECT_EQ(rows.out.name, "f32");
   EXPECT_EQ(rows.where[1], "written.rows:4");  // two header lines
 
-  const FitResult r = fit(rows.in, rows.out, rows.cases);
+  const FitResult r = fit(rows.formats(), rows.cases);
   std::printf("round trip: %zu matching of %zu, fit %.2f s\n", r.matching.size(), r.family_size, r.fit_seconds);
   ASSERT_FALSE(r.matching.empty());
   EXPECT_TRUE(std::any_of(r.matching.begin(), r.matching.end(), [&](const FamilyMember& m) {
@@ -109,8 +109,60 @@ TEST(FitRoundTrip, RowsOfACustomModelFitBackToAnEquivalentModel) {
   // (and the first one, the CLI's answer, on longer ones too).
   const std::vector<DotCase> fresh = random_cases(model, in, out, 3000, 8, 12);
   for (const FamilyMember& m : r.matching)
-    EXPECT_TRUE(disagreements(m.params, in, out, fresh).empty()) << fit_spec(m.params);
-  EXPECT_TRUE(disagreements(r.matching.front().params, in, out, random_cases(model, in, out, 3000, 32, 13)).empty());
+    EXPECT_TRUE(disagreements(m.params, {in, out}, fresh).empty()) << fit_spec(m.params);
+  EXPECT_TRUE(disagreements(r.matching.front().params, {in, out}, random_cases(model, in, out, 3000, 32, 13)).empty());
+}
+
+// a and b in different formats: the header's b= names b's format, the rows are read in it, and
+// the fit finds the writer (hopper's e4m3 x e5m2 block) among the presets.
+TEST(FitRoundTrip, MixedOperandFormatsAreWrittenReadAndFitted) {
+  const Format a = parse_format("e4m3"), b = parse_format("e5m2"), out = parse_format("f32");
+  const FdpaFormats f{a, b, out, out};
+  const FdpaParams model = find_matrix_unit("hopper", f);
+  std::mt19937_64 rng(21);
+  std::vector<DotCase> written(1500);
+  for (DotCase& dc : written) {
+    for (int i = 0; i < 32; ++i) {
+      // Finite codes only (e4m3's NaN is 0x7F/0xFF; e5m2's top exponent is inf and NaN).
+      std::uint64_t x, y;
+      do x = rng() & 0xFF; while ((x & 0x7F) == 0x7F);
+      do y = rng() & 0xFF; while ((y & 0x7C) == 0x7C);
+      dc.a.push_back(x);
+      dc.b.push_back(y);
+    }
+    dc.c = rng() % 3 == 0 ? 0 : ((rng() & 1) << 31) | ((127 - 10 + rng() % 30) << 23) | (rng() & 0x7FFFFF);
+    dc.d = fdpa(model, f, dc.a, dc.b, dc.c);
+  }
+  std::stringstream text;
+  write_plain_rows(text, f, written);
+  EXPECT_EQ(text.str().substr(0, text.str().find('\n')), "# in=e4m3 b=e5m2 out=f32");
+  const RecordedRows rows = read_plain_rows(text, "mixed.rows");
+  ASSERT_EQ(rows.cases.size(), written.size());
+  EXPECT_EQ(rows.b_format().name, "e5m2");
+  for (std::size_t i = 0; i < written.size(); ++i) ASSERT_EQ(rows.cases[i].b, written[i].b);
+  // --b-format that contradicts the header is refused naming the header line.
+  std::stringstream again(text.str());
+  RowsOptions other;
+  other.in_b = "e4m3";
+  try {
+    read_plain_rows(again, "mixed.rows", other);
+    ADD_FAILURE() << "a contradicting --b-format was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mixed.rows:1"), std::string::npos) << e.what();
+  }
+  FitOptions options;
+  options.probe_budget = 0;
+  const FitResult r = fit(rows.formats(), rows.cases, options);
+  ASSERT_FALSE(r.matching.empty());
+  // Every matching set gives the writer's answers on the rows and is hopper's block (L = 32,
+  // F = 13, e8m13 accumulator) in the parameters that the rows pin.
+  for (const FamilyMember& m : r.matching)
+    EXPECT_TRUE(disagreements(m.params, f, rows.cases).empty()) << fit_spec(m.params);
+  EXPECT_TRUE(std::any_of(r.matching.begin(), r.matching.end(), [&](const FamilyMember& m) {
+    return m.params.block == 32 && m.params.frac_bits == 13;
+  }));
+  // Read as e4m3 x e4m3, the same rows are another unit's: hopper no longer fits them all.
+  EXPECT_FALSE(disagreements(model, {a, out}, rows.cases).empty());
 }
 
 TEST(FitRoundTrip, SameSeedSameProbes) {
@@ -131,7 +183,7 @@ TEST(FitRoundTrip, SameSeedSameProbes) {
   options.family.min_frac_bits = 22;
   options.family.max_frac_bits = 26;
   options.probe_budget = 500;
-  const FitResult one = fit(in, out, cases, options), two = fit(in, out, cases, options);
+  const FitResult one = fit({in, out}, cases, options), two = fit({in, out}, cases, options);
   ASSERT_EQ(one.probes.size(), two.probes.size());
   for (std::size_t i = 0; i < one.probes.size(); ++i) {
     EXPECT_EQ(one.probes[i].inputs.a, two.probes[i].inputs.a);
@@ -139,7 +191,7 @@ TEST(FitRoundTrip, SameSeedSameProbes) {
   }
   EXPECT_EQ(one.classes, two.classes);
   options.threads = 2;
-  EXPECT_EQ(fit(in, out, cases, options).matching.size(), one.matching.size());
+  EXPECT_EQ(fit({in, out}, cases, options).matching.size(), one.matching.size());
 }
 
 TEST(FitRoundTrip, NoMatchReportsTheClosestAndTheRowsTheyFail) {
@@ -159,7 +211,7 @@ TEST(FitRoundTrip, NoMatchReportsTheClosestAndTheRowsTheyFail) {
   FitOptions options;
   options.family.min_frac_bits = 22;
   options.family.max_frac_bits = 24;
-  const FitResult r = fit(in, out, cases, options);
+  const FitResult r = fit({in, out}, cases, options);
   EXPECT_TRUE(r.matching.empty());
   ASSERT_FALSE(r.closest.empty());
   EXPECT_EQ(r.closest.front().member.preset, "volta");
@@ -195,7 +247,7 @@ TEST(Rows, TheDocumentedExampleIsReadAndHopperReproducesIt) {
   EXPECT_EQ(rows.cases[1].c, 0x3f800000u);
   EXPECT_EQ(rows.where[0], path + ":3");
   const FdpaParams hopper = find_matrix_unit("hopper", rows.in, rows.out);
-  EXPECT_TRUE(disagreements(hopper, rows.in, rows.out, rows.cases).empty());
+  EXPECT_TRUE(disagreements(hopper, rows.formats(), rows.cases).empty());
 }
 
 TEST(Rows, DotCheckLinesAndOptionsAreRead) {

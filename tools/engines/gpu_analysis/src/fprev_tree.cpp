@@ -1,6 +1,6 @@
-// FPRev trees from recorded rows. recover_order chooses its own M and unit and asks adaptively;
-// the recorded rows use other powers of two (M = the largest product the plan could write, unit
-// 1) but ask every pair. An FPRev answer is a count of units outside the lowest common ancestor of
+// FPRev trees from recorded rows. The recovery (recover_checked_readings) chooses its own M and
+// unit and asks adaptively; the recorded rows use other powers of two (M = the largest product
+// the plan could write, unit 1) but ask every pair. An FPRev answer is a count of units outside the lowest common ancestor of
 // the +M and -M leaves, whatever the powers (as long as M swamps the units), so the replay target
 // answers a query with the recorded count of the same pair, scaled to the query's unit.
 #include "fpconform/gpu/fprev_tree.hpp"
@@ -70,7 +70,7 @@ Decoded decode_row(std::span<const std::uint64_t> a, std::span<const std::uint64
   return d;
 }
 
-// Answers recover_order's queries with the recorded counts (see the file comment).
+// Answers the recovery's queries with the recorded counts (see the file comment).
 class ReplayTarget final : public characterize::Target {
  public:
   ReplayTarget(std::string name, Format in, Format out, int k) : name_(std::move(name)), in_(in), out_(out), k_(k) {}
@@ -171,9 +171,16 @@ FprevTree fprev_tree(const Result& r) {
   std::tie(t.expected, t.expected_from) = expected_tree(*kernel, cc, in, out);
   if (!t.error.empty()) return t;
   try {
-    const auto tree = characterize::recover_order(target, t.k);
-    t.recovered = tree.text();
-    t.findings = characterize::describe_order(tree).summary;
+    // Every pair is recorded, so every reading is checked against every count. Where the counts
+    // fit several trees alike, the rows cannot tell them apart: the expected one is taken if it
+    // is among them, and the others are listed.
+    std::vector<characterize::SumTree> trees = characterize::recover_checked_readings(target, t.k);
+    const auto expected = std::find_if(trees.begin(), trees.end(),
+                                       [&](const characterize::SumTree& x) { return x.text() == t.expected; });
+    if (expected != trees.end()) std::rotate(trees.begin(), expected, expected + 1);
+    t.recovered = trees.front().text();
+    t.findings = characterize::describe_order(trees.front()).summary;
+    for (std::size_t i = 1; i < trees.size(); ++i) t.alternatives.push_back(trees[i].text());
   } catch (const Error& e) {
     t.error = e.what();
   }
@@ -185,6 +192,7 @@ std::string to_string(const FprevTree& t) {
   s << "fprev " << t.kernel << " (k = " << t.k << "): ";
   if (t.recovered.empty()) s << "no tree: " << t.error << "\n";
   else s << "tree " << t.recovered << "\n  " << t.findings << "\n";
+  for (const auto& other : t.alternatives) s << "  the counts fit this tree alike: " << other << "\n";
   if (t.expected.empty()) s << "  expected: none (" << t.expected_from << ")\n";
   else s << "  expected (" << t.expected_from << "): " << t.expected << ": " << (t.matches() ? "matches" : "DIFFERS") << "\n";
   return s.str();
@@ -192,7 +200,7 @@ std::string to_string(const FprevTree& t) {
 
 std::string fprev_markdown(std::span<const FprevTree> trees) {
   std::ostringstream md;
-  md << "## Summation trees (FPRev)\n\nRecovered from `fprev.plan` by `recover_order` on the recorded rows; "
+  md << "## Summation trees (FPRev)\n\nRecovered from `fprev.plan` by `recover_checked_readings` on the recorded rows (every pair's count checked); "
         "leaves are the products 0..k-1 and `c`, `( )` a rounding node, `[ ]` an exact one (tools/engines/characterize "
         "order.hpp).\n\n| kernel | recovered | expected | verdict |\n|---|---|---|---|\n";
   for (const auto& t : trees) {
@@ -200,8 +208,10 @@ std::string fprev_markdown(std::span<const FprevTree> trees) {
        << (t.expected.empty() ? "- (" + t.expected_from + ")" : "`" + t.expected + "` (" + t.expected_from + ")")
        << " | " << (t.expected.empty() ? "no model" : t.matches() ? "matches" : "differs") << " |\n";
   }
-  for (const auto& t : trees)
+  for (const auto& t : trees) {
     if (!t.findings.empty()) md << "\n- " << t.kernel << ": " << t.findings;
+    for (const auto& other : t.alternatives) md << "; the counts fit `" << other << "` alike";
+  }
   md << "\n";
   return md.str();
 }

@@ -226,14 +226,14 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
     characterize::FitOptions fo;
     fo.threads = o.threads;
     fo.probe_budget = 0;  // proposing a model needs no splitting probes
-    const auto fit = characterize::fit(v.in, v.out, given, fo);
+    const auto fit = characterize::fit({v.in, v.out}, given, fo);
     v.fitted = true;
     v.fit_rows = given.size();
     v.fit_matching = fit.matching.size();
     std::size_t agreed_given = 0;
     if (const auto* m = characterize::fit_answer(fit, given.size(), &agreed_given)) {
       v.fit_spec = characterize::fit_spec(m->params);
-      v.fit_agreed = rows.size() - characterize::disagreements(m->params, v.in, v.out, rows).size();
+      v.fit_agreed = rows.size() - characterize::disagreements(m->params, {v.in, v.out}, rows).size();
     }
   }
   return v;

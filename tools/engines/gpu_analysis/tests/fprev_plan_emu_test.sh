@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fprev.plan end to end without a GPU: the plan write_check_plans.sh writes, answered by the
 # expected presets (plan_emu_results), must give every kernel's expected summation tree in
-# gpu-analyze: the plan's M, units and layout are what the replay of recover_order needs.
+# gpu-analyze: the plan's M, units and layout are what the replay of the FPRev recovery needs.
 # usage: fprev_plan_emu_test.sh FPCONFORM PLAN_EMU_RESULTS
 set -u
 cli=$1 emu=$2

@@ -4,10 +4,12 @@
 // a kernel whose rows come from another tree must be reported as differing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "fpconform/characterize/order.hpp"
 #include "fpconform/characterize/target.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/gpu/fprev_tree.hpp"
 #include "fpconform/gpu/kernel_catalog.hpp"
@@ -53,6 +55,38 @@ TEST(FprevTree, SequentialSplitKIsReportedAsDiffering) {
   EXPECT_FALSE(t.matches());
   EXPECT_NE(to_string(t).find("DIFFERS"), std::string::npos);
   EXPECT_NE(fprev_markdown(std::span(&t, 1)).find("| differs |"), std::string::npos);
+}
+
+// Rounding nodes over children of unequal sizes (IEEE f32 adds, round to nearest): the pivot's
+// counts alone misread the first and fit no tree for the second, but the rows hold every pair,
+// and a tree that gives every count is the unit's (its multi-way nodes that absorb nothing read
+// as exact nodes: rounding_nodes).
+TEST(FprevTree, EveryPairsCountIsCheckedWhereThePivotMisreads) {
+  for (const char* text : {"((c ((0 7) (1 (4 6) 11 12 13) ((2 9) 5) 8 14)) (3 10 15))",
+                           "(((c 9 10 11) 0) (((1 2 7 13 15) 3) 14) (4 8) (5 6) 12)"}) {
+    const SumTree tree = characterize::parse_sum_tree(text, "test");
+    FdpaParams p;
+    p.structure = FdpaStructure::tree;
+    p.c_in_block = false;
+    p.out_rounding.mode = RoundingMode::rne;
+    p.tree = intern_tree(tree.text());
+    EmuTarget unit("emu:tree", p, kF16, kF32);
+    bool pivot_right = false;
+    try {
+      pivot_right = characterize::rounding_nodes(characterize::recover_order(unit, 16)) == tree;
+    } catch (const Error&) {
+    }
+    EXPECT_FALSE(pivot_right) << text << ": the pivot alone reads it, no test of the check";
+    const FprevTree t = fprev_tree(fprev_result("mma_m16n8k16_f32_f16", 90, unit));
+    EXPECT_EQ(t.error, "") << text;
+    std::vector<std::string> readings{t.recovered};
+    readings.insert(readings.end(), t.alternatives.begin(), t.alternatives.end());
+    const bool found = std::any_of(readings.begin(), readings.end(), [&](const std::string& r) {
+      return !r.empty() && characterize::rounding_nodes(characterize::parse_sum_tree(r, "test")) == tree;
+    });
+    EXPECT_TRUE(found) << text << ": " << to_string(t);
+    EXPECT_FALSE(t.matches());  // the kernel's expected tree is hopper-mma's fused block
+  }
 }
 
 TEST(FprevTree, MissingRowsAreReportedNotGuessed) {

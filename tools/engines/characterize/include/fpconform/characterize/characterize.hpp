@@ -44,7 +44,12 @@ struct CharacterizeOptions {
 
 struct Characterization {
   std::string target;
-  Format in, out;
+  Format in, out;           // a's; C's and D's
+  std::optional<Format> b;  // b's format, where it is not a's
+  const Format& b_format() const { return b ? *b : in; }
+  FdpaFormats formats() const { return {in, b_format(), out, out}; }
+  // "e4m3 -> f32", or "e4m3 x e5m2 -> f32" where b's format is not a's.
+  std::string formats_text() const;
   FdpaParams model;
   std::string model_spec;                // model_spec(model) from fdpa_spec.hpp ("custom:...")
   std::vector<ProbeEvidence> evidence;   // one entry per probe, then refinements

@@ -11,8 +11,8 @@
 namespace fpconform::characterize {
 
 struct DotCase {
-  std::vector<std::uint64_t> a, b;  // codes of the input format, equal lengths
-  std::uint64_t c = 0;              // code of the output format
+  std::vector<std::uint64_t> a, b;  // codes of the target's in() and in_b(), equal lengths
+  std::uint64_t c = 0;              // code of its out()
   std::uint64_t d = 0;              // the unit's result (output format)
 };
 
@@ -20,7 +20,7 @@ struct DotCase {
 void observe(Target& t, std::span<DotCase> cases);
 
 // The indices of the cases whose d the model `p` does not reproduce (fdpa through FdpaKernel).
-std::vector<std::size_t> disagreements(const FdpaParams& p, const Format& in, const Format& out,
+std::vector<std::size_t> disagreements(const FdpaParams& p, const FdpaFormats& f,
                                        std::span<const DotCase> cases);
 
 }  // namespace fpconform::characterize

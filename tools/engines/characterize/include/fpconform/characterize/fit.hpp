@@ -78,7 +78,7 @@ struct FitResult {
   double fit_seconds = 0, probe_seconds = 0;
 };
 
-FitResult fit(const Format& in, const Format& out, std::span<const DotCase> rows,
+FitResult fit(const FdpaFormats& f, std::span<const DotCase> rows,
               const FitOptions& options = {});
 
 // The fields (describe_params names) in which members of the family differ.

@@ -28,7 +28,8 @@ class Prober {
  public:
   explicit Prober(Target& t, std::uint64_t seed = 1, int max_k = 64);
   Target& target() { return t_; }
-  const Format& in() const { return in_; }
+  const Format& in() const { return in_; }  // a's format
+  const Format& in_b() const { return in_b_; }
   const Format& out() const { return out_; }
   int max_k() const { return max_k_; }
   std::uint64_t seed() const { return seed_; }
@@ -36,21 +37,22 @@ class Prober {
   int k_at_least(int n) const;
   // The code of (-1)^negative * sig * 2^exp in f when it is exactly representable.
   static std::optional<std::uint64_t> exact_code(const Format& f, bool negative, u128 sig, int exp);
-  // Codes a, b of `in` (normal where possible) with a * b = (-1)^negative * sig * 2^exp, where
-  // sig fits the input precision; nullopt when the format cannot make it.
+  // Codes a of in() and b of in_b() (normal where possible) with a * b = (-1)^negative * sig *
+  // 2^exp, where sig fits a's precision (b is a power of two); nullopt when the formats cannot
+  // make it.
   std::optional<std::pair<std::uint64_t, std::uint64_t>> product(bool negative, u128 sig, int exp) const;
   // A case of length k_at_least(n) with the given (position, a, b) terms, zeros elsewhere.
   DotCase make_case(int n, const std::vector<std::pair<int, std::pair<std::uint64_t, std::uint64_t>>>& terms,
                     std::uint64_t c) const;
   // Runs the cases on the target (fills d).
   void run(std::vector<DotCase>& cases) { observe(t_, cases); }
-  // The lowest and highest exponents of products of two normal inputs that the output holds.
+  // The lowest and highest exponents of products of normal inputs that the output holds.
   int low_product_exp() const;
   int high_product_exp() const;
 
  private:
   Target& t_;
-  Format in_, out_;
+  Format in_, in_b_, out_;
   std::uint64_t seed_;
   int max_k_;
 };

@@ -23,14 +23,14 @@ struct ParamMove {
 
 // Every single change the search tries: each parameter over its range, and the combinations
 // the family only accepts together (C after the block with interleaved groups, ...).
-std::vector<ParamMove> param_moves(const Format& in, const Format& out);
+std::vector<ParamMove> param_moves(const FdpaFormats& f);
 // The changes of one named parameter (as describe_params names it; "c_place" for c_in_block
 // and late_c together, "flush" for the three flushing flags).
-std::vector<ParamMove> param_moves(const std::string& name, const Format& in, const Format& out);
+std::vector<ParamMove> param_moves(const std::string& name, const FdpaFormats& f);
 
 // Cases the model does not reproduce, counting up to `limit` (then stops); a model that throws
 // for a case disagrees on it.
-std::size_t count_disagreements(const FdpaParams& p, const Format& in, const Format& out,
+std::size_t count_disagreements(const FdpaParams& p, const FdpaFormats& f,
                                 std::span<const DotCase> cases, std::size_t limit = SIZE_MAX);
 
 struct SearchResult {
@@ -45,7 +45,7 @@ struct SearchResult {
 // integer parameters in use (quantities that trade off, such as zero_exp and late_c_frac_bits);
 // stops at zero or when nothing helps. Parameters that matter only together are also single
 // changes (interleave with group_align, product_bits with product_rounding, late C with its cut).
-SearchResult search_params(const FdpaParams& start, const Format& in, const Format& out,
+SearchResult search_params(const FdpaParams& start, const FdpaFormats& f,
                            std::span<const DotCase> cases, int max_rounds = 40);
 
 // The reduction-tree member of the family for a unit whose summation tree FPRev recovered
@@ -58,7 +58,7 @@ SearchResult search_params(const FdpaParams& start, const Format& in, const Form
 // every node's kind nor tell every shape from its mirror. `start` is returned unchanged in
 // .params when no tree candidate does better than it.
 SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recovered,
-                         const Format& in, const Format& out, std::span<const DotCase> cases);
+                         const FdpaFormats& f, std::span<const DotCase> cases);
 
 // p with the fields its structure does not read reset to FdpaParams{} (a sequential chain
 // reads only the output rounding, flushing and NaN policy; pairwise also the group size;

@@ -35,16 +35,17 @@ class CaseGenerator {
   int pick_k();
 
  private:
-  std::uint64_t in_code(bool negative, int exp, bool random_fraction);
-  std::uint64_t out_code(bool negative, int exp, bool random_fraction);
-  std::uint64_t random_in_finite();
-  std::uint64_t in_subnormal();
-  std::uint64_t special_in();
+  // Codes of f: a normal one (exponent clamped to f's range), any finite one, a subnormal one
+  // (zero where f has none), NaN, infinity or the largest finite value.
+  std::uint64_t code(const Format& f, bool negative, int exp, bool random_fraction);
+  std::uint64_t random_finite(const Format& f);
+  std::uint64_t subnormal(const Format& f);
+  std::uint64_t special(const Format& f);
   bool coin(double p);
   int uniform(int lo, int hi);  // inclusive
 
   const Target& t_;
-  Format in_, out_;
+  Format a_, b_, out_;
   std::vector<int> ks_;  // supported lengths 1..max_k
   std::mt19937_64 rng_;
 };
@@ -59,6 +60,6 @@ ValidationResult validate(Target& t, const FdpaParams& model, std::uint64_t n, s
                           int max_k, std::size_t max_failures = 64);
 
 // Whether the model reproduces one case; false also when the model refuses it (throws).
-bool model_agrees(const FdpaParams& model, const Format& in, const Format& out, const DotCase& c);
+bool model_agrees(const FdpaParams& model, const FdpaFormats& f, const DotCase& c);
 
 }  // namespace fpconform::characterize

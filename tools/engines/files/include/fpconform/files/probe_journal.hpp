@@ -48,6 +48,7 @@ class JournalTarget final : public characterize::Target {
   std::string name() const override { return inner_.name(); }
   std::string unavailable() const override { return inner_.unavailable(); }
   const Format& in() const override { return inner_.in(); }
+  const Format& in_b() const override { return inner_.in_b(); }
   const Format& out() const override { return inner_.out(); }
   bool supports_k(int k) const override { return inner_.supports_k(k); }
   std::vector<std::uint64_t> run(const characterize::DotBatch& batch) override;

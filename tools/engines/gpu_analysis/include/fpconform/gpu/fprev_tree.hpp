@@ -1,7 +1,7 @@
 // Summation trees from the FPRev rows of gpu-check (plans/write_check_plans.sh, fprev.plan):
-// the recorded rows answer the queries of characterize's recover_order through a replay target,
-// so the tree comes out of the same algorithm as for any live target, and is compared with the
-// tree the kernel's expected model implies (expected_order).
+// the recorded rows answer the queries of characterize's recover_checked_readings through a
+// replay target, so the tree comes out of the same algorithm as for any live target, and is
+// compared with the tree the kernel's expected model implies (expected_order).
 #pragma once
 #include <span>
 #include <string>
@@ -15,6 +15,7 @@ struct FprevTree {
   std::string job, kernel, device, cc;
   int k = 0;
   std::string recovered;      // canonical tree text (order.hpp); empty when none was recovered
+  std::vector<std::string> alternatives;  // other trees every count fits alike
   std::string findings;       // describe_order's summary of the recovered tree
   std::string expected;       // the expected model's tree; empty when no model is expected
   std::string expected_from;  // "hopper-mma", "split-k=4 pairwise of ampere"
