@@ -19,7 +19,7 @@ class Characterization:
 
     def __init__(self, c):
         self._c = c
-        for name in ("target", "in_format", "out_format", "model", "verdict", "validated",
+        for name in ("target", "in_format", "b_format", "out_format", "model", "verdict", "validated",
                      "agreed", "expressible", "deterministic", "queries", "seconds"):
             setattr(self, name, getattr(c, name))
         self.evidence = c.evidence
@@ -28,12 +28,16 @@ class Characterization:
     def __bool__(self):
         return self.expressible and self.deterministic and self.agreed == self.validated
 
+    def _formats(self):
+        b = "" if self.b_format == self.in_format else f" x {self.b_format}"
+        return f"{self.in_format}{b} -> {self.out_format}"
+
     def __repr__(self):
-        return (f"<Characterization {self.target} {self.in_format}->{self.out_format}: "
+        return (f"<Characterization {self.target} {self._formats()}: "
                 f"{self.model} agrees on {self.agreed}/{self.validated}>")
 
     def __str__(self):
-        lines = [f"target {self.target}: {self.in_format} -> {self.out_format}"]
+        lines = [f"target {self.target}: {self._formats()}"]
         lines += [f"  {e['probe']:<20} {e['finding']}" for e in self.evidence]
         lines += [self.verdict, f"{self.queries} queries, {self.seconds:.1f} s",
                   f"model {self.model} agrees on {self.agreed}/{self.validated} cases"]
@@ -101,13 +105,14 @@ class _Dtype:
 
 def probe(fn, in_format: str | None = None, out_format: str | None = None, *, kind: str = "dot",
           gemm_rows: int = 256, position=None, arrays: str = "numpy", cases: int = 100000, seed: int = 1, max_k: int = 64,
-          order_k: int = 32, progress=None) -> Characterization:
+          order_k: int = 32, progress=None, b_format: str | None = None) -> Characterization:
     """Characterize a black box: the engine asks batches of dot products, ``fn`` answers, and
     probes, model synthesis, validation on ``cases`` fresh cases and the summation-order
     recovery find a bit-exact model or say why there is none.
 
     fn, kind="dot": ``fn(a, b, c) -> d`` with a, b (rows x k) of in_format and c (rows) of
-    out_format; d[r] = a[r] . b[r] + c[r] as the unit computes it.
+    out_format; d[r] = a[r] . b[r] + c[r] as the unit computes it. b_format: b's format where it
+    is not in_format (e4m3 x e5m2, fp6 x fp4).
     fn, kind="gemm": ``fn(A, B, C) -> D`` for A (m x k), B (k x m), C (m x m), D = A.B + C
     (m <= gemm_rows); the dot products are D's diagonal, off-diagonal C is zero. A GEMM whose
     answer for one element depends on where it sits (BLAS kernels with edge or interleaved
@@ -128,17 +133,19 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
     if progress is not None and not callable(progress):
         raise TypeError("progress: a callable(stage, detail)")
     if isinstance(fn, str):
-        return Characterization(_c.probe_spec(fn, in_format, out_format, opts, progress))
+        return Characterization(_c.probe_spec(fn, in_format, b_format, out_format, opts, progress))
     if not callable(fn):
         raise TypeError(f"fn: a callable or a target name, got {type(fn).__name__}")
     if in_format is None or out_format is None:
         raise ValueError(f"{'in_format' if in_format is None else 'out_format'}: a callable's "
                          f"formats must be given")
     in_format = format_info(in_format, "in_format")["name"]
+    b_format = in_format if b_format is None else format_info(b_format, "b_format")["name"]
     out_format = format_info(out_format, "out_format")["name"]
     if arrays not in ("numpy", "torch"):
         raise ValueError(f"arrays: {arrays!r} is not 'numpy' or 'torch'")
     ins = _Dtype(in_format, "in_format", arrays == "torch")
+    bs = _Dtype(b_format, "b_format", arrays == "torch")
     outs = _Dtype(out_format, "out_format", arrays == "torch")
     if kind not in ("dot", "gemm"):
         raise ValueError(f"kind: {kind!r} is not 'dot' or 'gemm'")
@@ -156,7 +163,7 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
 
     def answer_dot(a, b, c):
         with _np.errstate(all="ignore"):
-            d = fn(ins.values(a), ins.values(b), outs.values(c))
+            d = fn(ins.values(a), bs.values(b), outs.values(c))
         return outs.answer(d, c.shape)
 
     def answer_at(a, b, c):
@@ -169,7 +176,7 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
         for r in range(c.shape[0]):
             am[pi], bm[:, pj], cm[pi, pj] = a[r], b[r], c[r]
             with _np.errstate(all="ignore"):
-                d = fn(ins.values(am), ins.values(bm), outs.values(cm))
+                d = fn(ins.values(am), bs.values(bm), outs.values(cm))
             out[r] = outs.answer(d, (m, m))[pi * m + pj]
         return out
 
@@ -181,7 +188,7 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
             cm = _np.zeros((m, m), dtype=_np.uint64)  # +0 off the diagonal
             cm[_np.arange(m), _np.arange(m)] = c[lo:hi]
             with _np.errstate(all="ignore"):
-                d = fn(ins.values(a[lo:hi]), ins.values(b[lo:hi].T.copy()), outs.values(cm))
+                d = fn(ins.values(a[lo:hi]), bs.values(b[lo:hi].T.copy()), outs.values(cm))
             out[lo:hi] = outs.answer(d, (m, m)).reshape(m, m)[_np.arange(m), _np.arange(m)]
         return out
 
@@ -193,4 +200,5 @@ def probe(fn, in_format: str | None = None, out_format: str | None = None, *, ki
         if position is not None:
             spec += f",position={pi}x{pj}"
     answer = answer_dot if kind == "dot" else answer_gemm if position is None else answer_at
-    return Characterization(_c.probe_callable(answer, spec, in_format, out_format, opts, progress))
+    return Characterization(_c.probe_callable(answer, spec, in_format, b_format, out_format, opts,
+                                              progress))

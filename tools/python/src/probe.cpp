@@ -28,10 +28,12 @@ struct CallbackFailed : std::exception {
 // returns rows codes of `out`; the Python layer turns them into the user's dtypes and back.
 class CallableTarget final : public characterize::Target {
  public:
-  CallableTarget(nb::callable answer, std::string name, const Format& in, const Format& out)
-      : answer_(std::move(answer)), name_(std::move(name)), in_(in), out_(out) {}
+  CallableTarget(nb::callable answer, std::string name, const Format& in, const Format& in_b,
+                 const Format& out)
+      : answer_(std::move(answer)), name_(std::move(name)), in_(in), in_b_(in_b), out_(out) {}
   std::string name() const override { return name_; }
   const Format& in() const override { return in_; }
+  const Format& in_b() const override { return in_b_; }
   const Format& out() const override { return out_; }
 
   std::vector<std::uint64_t> run(const characterize::DotBatch& batch) override {
@@ -74,7 +76,7 @@ class CallableTarget final : public characterize::Target {
  private:
   nb::callable answer_;
   std::string name_;
-  Format in_, out_;
+  Format in_, in_b_, out_;
   std::unique_ptr<nb::python_error> failure_;
 };
 
@@ -115,20 +117,24 @@ characterize::Characterization characterize_target(characterize::Target& t, cons
 }
 
 characterize::Characterization probe_callable(nb::callable answer, std::string name, std::string_view in,
-                                              std::string_view out, const ProbeOptions& p,
+                                              std::string_view in_b, std::string_view out,
+                                              const ProbeOptions& p,
                                               std::optional<nb::callable> progress) {
   CallableTarget t(std::move(answer), std::move(name), parse_format(in, "in_format"),
-                   parse_format(out, "out_format"));
+                   parse_format(in_b, "b_format"), parse_format(out, "out_format"));
   return characterize_target(t, p, std::move(progress), &t);
 }
 
 characterize::Characterization probe_spec(std::string_view spec, std::optional<std::string> in,
+                                          std::optional<std::string> in_b,
                                           std::optional<std::string> out, const ProbeOptions& p,
                                           std::optional<nb::callable> progress) {
-  std::optional<Format> fi, fo;
+  std::optional<Format> fi, fb, fo;
   if (in) fi = parse_format(*in, "in_format");
+  if (in_b) fb = parse_format(*in_b, "b_format");
   if (out) fo = parse_format(*out, "out_format");
-  auto t = characterize::make_target(spec, fi ? &*fi : nullptr, fo ? &*fo : nullptr, "fn");
+  auto t = characterize::make_target(spec, fi ? &*fi : nullptr, fo ? &*fo : nullptr, "fn",
+                                     fb ? &*fb : nullptr);
   return characterize_target(*t, p, std::move(progress), nullptr);
 }
 
@@ -154,6 +160,7 @@ void bind_probe(nb::module_& m) {
   nb::class_<Characterization>(m, "Characterization")
       .def_ro("target", &Characterization::target)
       .def_prop_ro("in_format", [](const Characterization& c) { return c.in.name; })
+      .def_prop_ro("b_format", [](const Characterization& c) { return c.b_format().name; })
       .def_prop_ro("out_format", [](const Characterization& c) { return c.out.name; })
       .def_ro("model", &Characterization::model_spec)
       .def_ro("verdict", &Characterization::verdict)
@@ -194,10 +201,10 @@ void bind_probe(nb::module_& m) {
       .def("write", [](const Characterization& c, const std::string& dir, std::string_view version) {
         return characterize::write_device_profile(c, dir, version);
       });
-  m.def("probe_callable", &probe_callable, "answer"_a, "name"_a, "in_format"_a, "out_format"_a,
-        "options"_a, "progress"_a.none());
-  m.def("probe_spec", &probe_spec, "spec"_a, "in_format"_a.none(), "out_format"_a.none(), "options"_a,
-        "progress"_a.none());
+  m.def("probe_callable", &probe_callable, "answer"_a, "name"_a, "in_format"_a, "b_format"_a,
+        "out_format"_a, "options"_a, "progress"_a.none());
+  m.def("probe_spec", &probe_spec, "spec"_a, "in_format"_a.none(), "b_format"_a.none(),
+        "out_format"_a.none(), "options"_a, "progress"_a.none());
 }
 
 }  // namespace fpconform::python

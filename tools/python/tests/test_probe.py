@@ -56,6 +56,24 @@ def test_a_named_target(tmp_path):
     assert path.endswith(".json") and (tmp_path / "profiles").is_dir()
 
 
+def test_b_in_its_own_format():
+    seen = []
+
+    def mixed_chain(a, b, c):  # e4m3 x e5m2 products are exact in f32 too (4 + 3 bits)
+        seen.append((a.dtype, b.dtype))
+        return fma_chain(a, b, c)
+
+    r = fpconform.probe(mixed_chain, "e4m3", "f32", b_format="e5m2", cases=5000)
+    assert r and r.agreed == 5000, r.verdict
+    assert r.b_format == "e5m2" and "e4m3 x e5m2 -> f32" in str(r)
+    assert seen[0] == (np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2))
+    assert r.profile["formats"] == {"in": "e4m3", "b": "e5m2", "out": "f32"}
+    named = fpconform.probe("emu:hopper", "e4m3", "f32", b_format="e5m2", cases=2000)
+    assert named and named.b_format == "e5m2"
+    with pytest.raises(ValueError, match="b_format"):
+        fpconform.probe(mixed_chain, "e4m3", "f32", b_format="f17", cases=10)
+
+
 def test_progress_is_reported():
     stages = []
     fpconform.probe(fma_chain, "e4m3", "f32", cases=100, progress=lambda s, d: stages.append(s))
