@@ -63,6 +63,9 @@ F32Converter::F32Converter(const Format& to, const Rounding& r, ConvertKernel k)
   if (k == ConvertKernel::f16c || k == ConvertKernel::avx512)
     native_f16_imm_ = detail::native_f16_immediate(to, r);
   p->ms_avx512 = k == ConvertKernel::avx512 && p->ms_ok;
+  p->ms_vbmi = p->ms_avx512 && cpu_features().avx512vbmi;
+  p->s_avx512 = k == ConvertKernel::avx512 && cpu_features().avx512vbmi && p->sign_aligned &&
+                p->s0 == 16;
   p_ = std::move(p);
   if (code_bytes_ == 1) detail::pick_portable<std::uint8_t>(r.mode, lean_, full_);
   else detail::pick_portable<std::uint16_t>(r.mode, lean_, full_);

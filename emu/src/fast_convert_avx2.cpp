@@ -15,6 +15,9 @@
 #if FPC_X86
 #include <immintrin.h>
 
+#define FPC_TIERS_FN __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi")))
+#include "tiers_avx512.hpp"
+
 namespace fpconform::detail {
 
 using RM = RoundingMode;
@@ -207,6 +210,18 @@ FPC_AVX2 void lean_blocks_s(const float* in, OutT* out, std::size_t nblocks, con
   }
 }
 
+// The same with AVX-512 and VBMI, 64 values per call (tiers_avx512.hpp; p.s_avx512).
+template <RM M>
+FPC_TIERS_FN void lean_blocks_s_avx512(const float* in, std::uint16_t* out, std::size_t nblocks,
+                                       const F32Params& p) {
+  alignas(32) std::uint32_t tmp[kBlock];
+  for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
+    if (tiers_block_avx512<M>(in, out, p)) continue;
+    for (std::size_t j = 0; j < kBlock; ++j) tmp[j] = lean_code<M>(bits_of(in[j]), p);
+    for (std::size_t j = 0; j < kBlock; ++j) out[j] = static_cast<std::uint16_t>(tmp[j]);
+  }
+}
+
 // One block of kBlock values through one tier, storing the codes and updating the maxima.
 template <int T, RM M, bool Z, class OutT>
 FPC_AVX2 void v_block(const float* in, OutT* out, Tops& t, const VConst& c) {
@@ -270,7 +285,10 @@ __attribute__((target("avx2"))) void lean_avx2(const float* in, void* outv, std:
   const std::size_t nb = n / kBlock;
   constexpr bool kFloatMode = M == RM::rne || M == RM::rtz || M == RM::up || M == RM::down;
   if (p.sign_aligned && sizeof(OutT) == 2) {
-    lean_blocks_s<M>(in, out, nb, p, c);
+    if constexpr (sizeof(OutT) == 2) {
+      if (p.s_avx512) lean_blocks_s_avx512<M>(in, out, nb, p);
+      else lean_blocks_s<M>(in, out, nb, p, c);
+    }
   } else if (kFloatMode && p.float_tier) {
     if (drop_zero_sign) lean_blocks<kTF, M, true>(in, out, nb, p, c);
     else lean_blocks<kTF, M, false>(in, out, nb, p, c);

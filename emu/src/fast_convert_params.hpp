@@ -44,6 +44,8 @@ struct F32Params {
   std::uint32_t ms_k, ms_nq, ms_w[2], ms_lim;
   bool ms_ok;
   bool ms_avx512;  // tier MS runs on AVX-512 (ConvertKernel::avx512)
+  bool ms_vbmi;    // ... with AVX512-VBMI's byte gather (where the CPU has it)
+  bool s_avx512;   // tier S for s0 = 16 (bf16) runs on AVX-512 + VBMI (tiers_avx512.hpp)
 };
 
 // The constants for (to, r), as a converter of a vectorized kernel holds them (ms_avx512 false).

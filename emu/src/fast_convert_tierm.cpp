@@ -18,6 +18,7 @@
 #include <immintrin.h>
 // Tier MS on AVX-512; not inlined into its AVX2 callers (a wider target than theirs).
 #define FPC_AVX512_FN __attribute__((target("avx512f,avx512bw,avx512dq,fma")))
+#define FPC_AVX512VBMI_FN __attribute__((target("avx512f,avx512bw,avx512dq,fma,avx512vbmi")))
 #include "tierms_avx512.hpp"
 
 namespace fpconform::detail {
@@ -245,9 +246,10 @@ __attribute__((target("avx2,fma"), noinline)) void lean_blocks_m(const float* in
   while (nblocks > 0) {
     std::size_t mblocks = nblocks;  // blocks for tier M now
     if (ms) {
-      const std::size_t done = p.ms_avx512
-                                   ? detail::tierms_groups_avx512(in, out, nblocks, kMsGroup, p)
-                                   : tierms_groups(in, out, nblocks, c);
+      const std::size_t done =
+          p.ms_vbmi     ? detail::tierms_groups_avx512_vbmi(in, out, nblocks, kMsGroup, p)
+          : p.ms_avx512 ? detail::tierms_groups_avx512(in, out, nblocks, kMsGroup, p)
+                        : tierms_groups(in, out, nblocks, c);
       in += done * kBlock;
       out += done * kBlock;
       nblocks -= done;

@@ -8,7 +8,8 @@
 //   - by emu/tests/tierms_avx512_emulated_test.cpp with SIMDe's portable emulation of the same
 //     intrinsics (native aliases), so the kernel's results are checked against `convert` on any
 //     x86 CPU, with or without AVX-512.
-// The includer defines FPC_AVX512_FN and makes the _mm512 intrinsics available first.
+// The includer defines FPC_AVX512_FN and makes the _mm512 intrinsics available first; defining
+// FPC_AVX512VBMI_FN too (the same target plus avx512vbmi) adds tierms_groups_avx512_vbmi.
 #pragma once
 
 #include <cstddef>
@@ -29,43 +30,104 @@
 
 namespace fpconform::detail {
 
+// The constants of tier MS, with the weights scaled so that each lane's code lands at bit
+// `code_shift` of its dword: 7 as v_tierms computes it, 8 (the weights doubled: 2^(m+1) and
+// +-2^8 still fit their 16 bits, and each dword stays below 2^16) for a code in byte 1.
+struct TierMsAvx512 {
+  __m512i expm, lo, nq, w_pos, w_neg, lim;
+  __m512 k;
+};
+
+FPC_AVX512_FN inline TierMsAvx512 tierms_avx512_consts(const F32Params& p, int code_shift) {
+  TierMsAvx512 c;
+  c.expm = _mm512_set1_epi32(0x7F800000);
+  c.lo = _mm512_set1_epi32(static_cast<int>(p.mg_lo));
+  c.nq = _mm512_set1_epi32(static_cast<int>(p.ms_nq));
+  c.w_pos = _mm512_set1_epi32(static_cast<int>(p.ms_w[0]));
+  c.w_neg = _mm512_set1_epi32(static_cast<int>(p.ms_w[1]));
+  if (code_shift == 8) {
+    c.w_pos = _mm512_slli_epi16(c.w_pos, 1);
+    c.w_neg = _mm512_slli_epi16(c.w_neg, 1);
+  }
+  c.lim = _mm512_set1_epi32(static_cast<int>(p.ms_lim));
+  c.k = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(p.ms_k)));
+  return c;
+}
+
+// 16 values: each dword holds its code at the constants' code_shift (plus less than that
+// power of two below it); top keeps the largest exponent field seen.
+// Per lane the arithmetic is v_tierms's: y = fma(2^E, ms_k, x) with E = max(exponent of x, emin),
+// then pmaddwd(y + ms_nq, weight by x's sign) = code << 7 (plus less than 2^7).
+FPC_AVX512_FN inline __m512i tierms_avx512_codes(const float* in, const TierMsAvx512& c,
+                                                 __m512i& top) {
+  const __m512i u = _mm512_loadu_si512(static_cast<const void*>(in));
+  const __m512i ea = _mm512_and_si512(u, c.expm);
+  top = _mm512_max_epu32(top, ea);
+  const __m512i e = _mm512_max_epu32(ea, c.lo);  // 2^E
+  const __m512 y = _mm512_fmadd_ps(_mm512_castsi512_ps(e), c.k, _mm512_castsi512_ps(u));
+  const __m512i w = _mm512_mask_blend_epi32(_mm512_movepi32_mask(u), c.w_pos, c.w_neg);
+  return _mm512_madd_epi16(_mm512_add_epi32(_mm512_castps_si512(y), c.nq), w);
+}
+
+// After block b: at the end of a group (or of the blocks), whether the group reached the top
+// binade; top starts again for the next group.
+FPC_AVX512_FN inline bool tierms_avx512_group_fails(std::size_t b, std::size_t nblocks,
+                                                    std::size_t group, __m512i& top,
+                                                    const TierMsAvx512& c) {
+  if (b % group != group - 1 && b != nblocks - 1) return false;
+  if (_mm512_cmple_epu32_mask(top, c.lim) != 0xFFFF) return true;
+  top = _mm512_setzero_si512();
+  return false;
+}
+
 // Blocks of 64 values through tier MS while every |x| of each group of `group` blocks is below
 // 2^emax (p.ms_lim); returns the blocks done: a group that reaches the top binade is not counted
 // (its bytes are wrong and the caller redoes it), exactly as tierms_groups does. Needs p.ms_ok
 // and MXCSR set as run_tierm sets it (rounding = the mode, DAZ/FTZ off, exceptions masked).
-// Per lane the arithmetic is v_tierms's: y = fma(2^E, ms_k, x) with E = max(exponent of x, emin),
-// then pmaddwd(y + ms_nq, weight by x's sign) = code << 7 (plus less than 2^7).
+// The codes are narrowed by vpmovdb, one vector at a time.
 FPC_AVX512_FN inline std::size_t tierms_groups_avx512(const float* in, std::uint8_t* out,
                                                       std::size_t nblocks, std::size_t group,
                                                       const F32Params& p) {
-  const __m512i expm = _mm512_set1_epi32(0x7F800000);
-  const __m512i lo = _mm512_set1_epi32(static_cast<int>(p.mg_lo));
-  const __m512i nq = _mm512_set1_epi32(static_cast<int>(p.ms_nq));
-  const __m512i w_pos = _mm512_set1_epi32(static_cast<int>(p.ms_w[0]));
-  const __m512i w_neg = _mm512_set1_epi32(static_cast<int>(p.ms_w[1]));
-  const __m512i lim = _mm512_set1_epi32(static_cast<int>(p.ms_lim));
-  const __m512 k = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(p.ms_k)));
+  const TierMsAvx512 c = tierms_avx512_consts(p, 7);
   __m512i top = _mm512_setzero_si512();
   for (std::size_t b = 0; b < nblocks; ++b) {
-    for (int j = 0; j < 4; ++j) {
-      const std::size_t at = b * 64 + 16 * static_cast<std::size_t>(j);
-      const __m512i u = _mm512_loadu_si512(static_cast<const void*>(in + at));
-      const __m512i ea = _mm512_and_si512(u, expm);
-      top = _mm512_max_epu32(top, ea);
-      const __m512i e = _mm512_max_epu32(ea, lo);  // 2^E
-      const __m512 y = _mm512_fmadd_ps(_mm512_castsi512_ps(e), k, _mm512_castsi512_ps(u));
-      const __m512i w = _mm512_mask_blend_epi32(_mm512_movepi32_mask(u), w_pos, w_neg);
-      const __m512i s = _mm512_madd_epi16(_mm512_add_epi32(_mm512_castps_si512(y), nq), w);
+    for (std::size_t at = b * 64; at < b * 64 + 64; at += 16)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at),
-                       _mm512_cvtepi32_epi8(_mm512_srli_epi32(s, 7)));
-    }
-    if (b % group == group - 1 || b == nblocks - 1) {
-      if (_mm512_cmple_epu32_mask(top, lim) != 0xFFFF) return b - b % group;
-      top = _mm512_setzero_si512();
-    }
+                       _mm512_cvtepi32_epi8(_mm512_srli_epi32(tierms_avx512_codes(in + at, c, top), 7)));
+    if (tierms_avx512_group_fails(b, nblocks, group, top, c)) return b - b % group;
   }
   return nblocks;
 }
+
+#ifdef FPC_AVX512VBMI_FN
+// The same with AVX512-VBMI: the codes in byte 1 of each dword, two vectors' bytes gathered by
+// one vpermt2b: half a uop per 16 values where the shift and vpmovdb take three, which counts
+// where the vector ports bound the loop (suites/bench/README.md).
+FPC_AVX512VBMI_FN inline std::size_t tierms_groups_avx512_vbmi(const float* in, std::uint8_t* out,
+                                                               std::size_t nblocks,
+                                                               std::size_t group,
+                                                               const F32Params& p) {
+  const TierMsAvx512 c = tierms_avx512_consts(p, 8);
+  // Byte i < 16: byte 1 of the first source's dword i; byte 16 + i: of the second's.
+  alignas(64) std::uint8_t pick[64] = {};
+  for (int i = 0; i < 16; ++i) {
+    pick[i] = static_cast<std::uint8_t>(4 * i + 1);
+    pick[16 + i] = static_cast<std::uint8_t>(64 + 4 * i + 1);
+  }
+  const __m512i idx = _mm512_load_si512(static_cast<const void*>(pick));
+  __m512i top = _mm512_setzero_si512();
+  for (std::size_t b = 0; b < nblocks; ++b) {
+    for (std::size_t at = b * 64; at < b * 64 + 64; at += 32) {
+      const __m512i s0 = tierms_avx512_codes(in + at, c, top);
+      const __m512i s1 = tierms_avx512_codes(in + at + 16, c, top);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + at),
+                          _mm512_castsi512_si256(_mm512_permutex2var_epi8(s0, idx, s1)));
+    }
+    if (tierms_avx512_group_fails(b, nblocks, group, top, c)) return b - b % group;
+  }
+  return nblocks;
+}
+#endif
 
 }  // namespace fpconform::detail
 

@@ -33,6 +33,7 @@ const CpuFeatures& cpu_features() {
     eax = ebx = ecx = edx = 0;
     if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
       c.avx512_fp16 = zmm && (edx & (1u << 23));
+      c.avx512vbmi = c.avx512 && (ecx & (1u << 1));
       c.amx_bf16 = (edx & (1u << 22)) && (edx & (1u << 24));
       if (eax >= 1) {  // the highest subleaf of leaf 7
         unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;

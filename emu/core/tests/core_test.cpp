@@ -55,6 +55,7 @@ TEST(CpuFeatures, AgreeWithProcCpuinfo) {
   EXPECT_EQ(c.avx512, has("avx2") && has("fma") && has("avx512f") && has("avx512bw") &&
                           has("avx512dq"));
   EXPECT_EQ(c.avx512vl, has("avx512vl"));
+  EXPECT_EQ(c.avx512vbmi, c.avx512 && has("avx512vbmi"));
   EXPECT_EQ(c.avx512_fp16, has("avx512_fp16"));
   EXPECT_EQ(c.avx512_bf16, has("avx512_bf16"));
   EXPECT_EQ(c.amx_bf16, has("amx_bf16") && has("amx_tile"));

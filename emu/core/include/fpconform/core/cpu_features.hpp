@@ -11,6 +11,7 @@ struct CpuFeatures {
   bool f16c = false;         // AVX2 and F16C (the f16c fast paths need both)
   bool avx512 = false;       // AVX2, FMA and AVX-512 F, BW and DQ
   bool avx512vl = false;
+  bool avx512vbmi = false;   // AVX-512 (above) and VBMI's byte permutes
   bool avx512_fp16 = false;
   bool avx512_bf16 = false;
   bool amx_bf16 = false;     // AMX-BF16 and AMX-TILE (CPUID.7.0:EDX bits 22, 24); the OS must
