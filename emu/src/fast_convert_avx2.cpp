@@ -214,11 +214,10 @@ FPC_AVX2 void lean_blocks_s(const float* in, OutT* out, std::size_t nblocks, con
 template <RM M>
 FPC_TIERS_FN void lean_blocks_s_avx512(const float* in, std::uint16_t* out, std::size_t nblocks,
                                        const F32Params& p) {
-  alignas(32) std::uint32_t tmp[kBlock];
   for (std::size_t b = 0; b < nblocks; ++b, in += kBlock, out += kBlock) {
     if (tiers_block_avx512<M>(in, out, p)) continue;
-    for (std::size_t j = 0; j < kBlock; ++j) tmp[j] = lean_code<M>(bits_of(in[j]), p);
-    for (std::size_t j = 0; j < kBlock; ++j) out[j] = static_cast<std::uint16_t>(tmp[j]);
+    for (std::size_t j = 0; j < kBlock; ++j)
+      out[j] = static_cast<std::uint16_t>(lean_code<M>(bits_of(in[j]), p));
   }
 }
 

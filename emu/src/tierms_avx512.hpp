@@ -12,6 +12,7 @@
 // FPC_AVX512VBMI_FN too (the same target plus avx512vbmi) adds tierms_groups_avx512_vbmi.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -100,6 +101,17 @@ FPC_AVX512_FN inline std::size_t tierms_groups_avx512(const float* in, std::uint
 }
 
 #ifdef FPC_AVX512VBMI_FN
+// vpermt2b's indices: byte i < 16 is byte 1 of the first source's dword i, byte 16 + i that of
+// the second's (the upper 32 are not stored).
+inline constexpr std::array<std::uint8_t, 64> kByte1 = [] {
+  std::array<std::uint8_t, 64> pick{};
+  for (int i = 0; i < 16; ++i) {
+    pick[i] = static_cast<std::uint8_t>(4 * i + 1);
+    pick[16 + i] = static_cast<std::uint8_t>(64 + 4 * i + 1);
+  }
+  return pick;
+}();
+
 // The same with AVX512-VBMI: the codes in byte 1 of each dword, two vectors' bytes gathered by
 // one vpermt2b: half a uop per 16 values where the shift and vpmovdb take three, which counts
 // where the vector ports bound the loop (suites/bench/README.md).
@@ -108,13 +120,7 @@ FPC_AVX512VBMI_FN inline std::size_t tierms_groups_avx512_vbmi(const float* in, 
                                                                std::size_t group,
                                                                const F32Params& p) {
   const TierMsAvx512 c = tierms_avx512_consts(p, 8);
-  // Byte i < 16: byte 1 of the first source's dword i; byte 16 + i: of the second's.
-  alignas(64) std::uint8_t pick[64] = {};
-  for (int i = 0; i < 16; ++i) {
-    pick[i] = static_cast<std::uint8_t>(4 * i + 1);
-    pick[16 + i] = static_cast<std::uint8_t>(64 + 4 * i + 1);
-  }
-  const __m512i idx = _mm512_load_si512(static_cast<const void*>(pick));
+  const __m512i idx = _mm512_loadu_si512(static_cast<const void*>(kByte1.data()));
   __m512i top = _mm512_setzero_si512();
   for (std::size_t b = 0; b < nblocks; ++b) {
     for (std::size_t at = b * 64; at < b * 64 + 64; at += 32) {

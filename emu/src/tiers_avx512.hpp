@@ -9,6 +9,7 @@
 // includer defines FPC_TIERS_FN and makes the _mm512 intrinsics available first.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,6 +20,19 @@
 #endif
 
 namespace fpconform::detail {
+
+// vpermt2b's indices: word i < 16 is the top half of the first source's dword i, word 16 + i
+// that of the second's.
+inline constexpr std::array<std::uint8_t, 64> kTopHalves = [] {
+  std::array<std::uint8_t, 64> pick{};
+  for (int i = 0; i < 16; ++i) {
+    pick[2 * i] = static_cast<std::uint8_t>(4 * i + 2);
+    pick[2 * i + 1] = static_cast<std::uint8_t>(4 * i + 3);
+    pick[32 + 2 * i] = static_cast<std::uint8_t>(64 + 4 * i + 2);
+    pick[32 + 2 * i + 1] = static_cast<std::uint8_t>(64 + 4 * i + 3);
+  }
+  return pick;
+}();
 
 // The pattern u plus what mode M adds below bit 16 (v_round's k2 and increments), so that its
 // top half is the code; top keeps the largest |u|.
@@ -49,15 +63,7 @@ FPC_TIERS_FN inline __m512i tiers_rounded_avx512(__m512i u, __m512i& top) {
 template <RoundingMode M>
 FPC_TIERS_FN inline bool tiers_block_avx512(const float* in, std::uint16_t* out,
                                             const F32Params& p) {
-  // Word i < 16: the top half of the first source's dword i; 16 + i: of the second's.
-  alignas(64) std::uint8_t pick[64];
-  for (int i = 0; i < 16; ++i) {
-    pick[2 * i] = static_cast<std::uint8_t>(4 * i + 2);
-    pick[2 * i + 1] = static_cast<std::uint8_t>(4 * i + 3);
-    pick[32 + 2 * i] = static_cast<std::uint8_t>(64 + 4 * i + 2);
-    pick[32 + 2 * i + 1] = static_cast<std::uint8_t>(64 + 4 * i + 3);
-  }
-  const __m512i idx = _mm512_load_si512(static_cast<const void*>(pick));
+  const __m512i idx = _mm512_loadu_si512(static_cast<const void*>(kTopHalves.data()));
   __m512i top = _mm512_setzero_si512();
   for (int at = 0; at < 64; at += 32) {
     const __m512i r0 = tiers_rounded_avx512<M>(_mm512_loadu_si512(static_cast<const void*>(in + at)), top);

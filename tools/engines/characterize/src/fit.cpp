@@ -63,7 +63,7 @@ FitResult fit(const FdpaFormats& f, std::span<const DotCase> rows, const FitOpti
     for (const DotCase& dc : rows) one_length = one_length && dc.a.size() == k;
     if (one_length) family_options.k = static_cast<int>(k);
   }
-  const std::vector<FamilyMember> family = fit_family(f.a, f.d, family_options);
+  const std::vector<FamilyMember> family = fit_family(f, family_options);
   result.family_size = family.size();
 
   DecodedRows decoded;

@@ -44,15 +44,16 @@ void set_c_mode(FdpaParams& p, CMode m) {
 
 }  // namespace
 
-std::vector<FamilyMember> fit_family(const Format& in, const Format& out, const FamilyOptions& options) {
+std::vector<FamilyMember> fit_family(const FdpaFormats& f, const FamilyOptions& options) {
+  const Format &in = f.a, &out = f.d;
   std::vector<FamilyMember> family;
   for (const MatrixUnitEntry& e : matrix_unit_entries()) {
     if (!options.presets || e.input != in.name) continue;
     FdpaParams p;
     try {
-      p = find_matrix_unit(e.preset, in, out);
+      p = find_matrix_unit(e.preset, f);
     } catch (const Error&) {
-      continue;  // no model of this preset for these formats
+      continue;  // no model of this preset for these formats, or two for a's and b's
     }
     bool known = false;
     for (FamilyMember& m : family)

@@ -69,11 +69,11 @@ std::uint64_t CaseMaker::element(const Side& side, int exp, bool allow_zero_shar
 
 // C for a case: zero, near the largest product, tiny, or nearly the negated sum (cancellation).
 std::uint64_t CaseMaker::c_for(const DotCase& dc, int top) {
-  const Format& out_ = f_.d;
+  const Format& out = f_.d;
   switch (uniform(0, 4)) {
-    case 0: return make_code(out_, chance(0.5), out_.emin() - out_.man_bits - 2, 0);  // +-0
-    case 1: return make_code(out_, chance(0.5), top + uniform(-30, 4), rng_());
-    case 2: return make_code(out_, chance(0.5), out_.emin() + uniform(-out_.man_bits, 3), rng_());
+    case 0: return make_code(out, chance(0.5), out.emin() - out.man_bits - 2, 0);  // +-0
+    case 1: return make_code(out, chance(0.5), top + uniform(-30, 4), rng_());
+    case 2: return make_code(out, chance(0.5), out.emin() + uniform(-out.man_bits, 3), rng_());
     default: {
       FdpaParams exact;
       exact.structure = FdpaStructure::exact;
@@ -86,12 +86,12 @@ std::uint64_t CaseMaker::c_for(const DotCase& dc, int top) {
       } catch (const Error&) {
         return 0;
       }
-      if (out_.is_nan_code(sum) || out_.is_inf_code(sum) || !out_.is_signed) return sum;
-      std::uint64_t c = sum ^ out_.sign_mask();
+      if (out.is_nan_code(sum) || out.is_inf_code(sum) || !out.is_signed) return sum;
+      std::uint64_t c = sum ^ out.sign_mask();
       // A few units of the last place off, so the residual has bits of its own.
       const int nudge = uniform(-3, 3);
-      const std::uint64_t mag = c & out_.magnitude_mask();
-      if (nudge > 0 && mag + static_cast<std::uint64_t>(nudge) <= out_.max_finite_code()) c += static_cast<std::uint64_t>(nudge);
+      const std::uint64_t mag = c & out.magnitude_mask();
+      if (nudge > 0 && mag + static_cast<std::uint64_t>(nudge) <= out.max_finite_code()) c += static_cast<std::uint64_t>(nudge);
       if (nudge < 0 && mag >= static_cast<std::uint64_t>(-nudge)) c -= static_cast<std::uint64_t>(-nudge);
       return c;
     }

@@ -165,6 +165,25 @@ TEST(FitRoundTrip, MixedOperandFormatsAreWrittenReadAndFitted) {
   EXPECT_FALSE(disagreements(model, {a, out}, rows.cases).empty());
 }
 
+// With a and b in different formats, a preset joins the family only where it models both alike
+// (find_matrix_unit): CDNA1 groups f16 products by 4 and bf16 by 2, Hopper treats them alike.
+TEST(FitFamily, APresetJoinsOnlyWhereItModelsBothOperandFormats) {
+  const Format f16 = parse_format("f16"), bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const auto has = [](const std::vector<FamilyMember>& family, const std::string& preset) {
+    return std::any_of(family.begin(), family.end(), [&](const FamilyMember& m) {
+      std::istringstream names(m.preset);
+      for (std::string name; std::getline(names >> std::ws, name, ',');)
+        if (name == preset) return true;
+      return false;
+    });
+  };
+  const std::vector<FamilyMember> same = fit_family({f16, f32}), mixed = fit_family({f16, bf16, f32, f32});
+  EXPECT_TRUE(has(same, "cdna1"));
+  EXPECT_FALSE(has(mixed, "cdna1"));
+  EXPECT_TRUE(has(same, "hopper"));
+  EXPECT_TRUE(has(mixed, "hopper"));
+}
+
 TEST(FitRoundTrip, SameSeedSameProbes) {
   // A small family (F in 22..26) keeps this quick; the probe search is what is compared.
   const Format in = parse_format("f16"), out = parse_format("f32");

@@ -42,10 +42,10 @@ struct FamilyMember {
   std::string preset;  // the preset it is ("hopper"), empty for grid members
 };
 
-// The family for inputs `in` and results `out`, without duplicates (grid members that differ
+// The family for operands and results in `f`, without duplicates (grid members that differ
 // from a preset only in the NaN policy count as one; the trees vary it: special rows see it).
-std::vector<FamilyMember> fit_family(const Format& in, const Format& out,
-                                     const FamilyOptions& options = {});
+// A preset is a member where it has one model for a's and b's formats (find_matrix_unit).
+std::vector<FamilyMember> fit_family(const FdpaFormats& f, const FamilyOptions& options = {});
 
 struct FitOptions {
   FamilyOptions family;
