@@ -193,21 +193,23 @@ constexpr MatrixUnitEntry kEntries[] = {
     {"ada", "f16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)", -20},
     {"ada", "bf16", nv(8, 24, -132), R::nvidia, "[MS] (as Ampere)", -20},
     {"ada", "tf32", nv(4, 24, -132), R::nvidia, "[MS] (as Ampere)", -20},
-    {"ada", "e4m3", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958)", -20},
-    {"ada", "e5m2", nv(16, 13, -133, 13), R::nvidia, "[MS]; FP22 accumulator", -20},
+    // fp8 -> f16 (mma.sync m16n8k16/k32 .f16.e4m3.e4m3.f16): [MS2] nv_ptx/sim.py gives Ada's fp8
+    // F = 13 and rho = RNE-FP16 with no e8m13 cut, e_zero -20; no recorded Ada row here.
+    {"ada", "e4m3", nv(16, 13, -133, 13), R::fp8_e8m13, "[MS]; FP22 accumulator (SageAttention2, arXiv 2411.10958); f16 out [MS2]", -20},
+    {"ada", "e5m2", nv(16, 13, -133, 13), R::fp8_e8m13, "[MS]; FP22 accumulator; f16 out [MS2]", -20},
     {"ada", "f64", sequential("nvidia"), R::f64, "[MS] nv_ptx/isa_mma.py (Ada has Ampere's f64 mma) + nv.py: fma chain"},
     {"hopper", "f16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 fp16 (fp32 and fp16 out)", -21},
     {"hopper", "bf16", hopper_unit(16, 25, -133), R::nvidia, "[KM]; dumps H100 bf16", -21},
     {"hopper", "tf32", hopper_unit(8, 25, -133), R::nvidia, "[KM]; dumps H100 tf32", -21},
-    {"hopper", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)", -21},
-    {"hopper", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)", -21},
+    {"hopper", "e4m3", hopper_unit(32, 13, -133, 13), R::fp8_e8m13, "[KM], [DS] (wgmma); dumps H100 E4M3 fp32 out (C = 0)", -21},
+    {"hopper", "e5m2", hopper_unit(32, 13, -133, 13), R::fp8_e8m13, "[KM], [DS] (wgmma); dumps H100 E5M2 fp32 out (C = 0)", -21},
     // wgmma: the whole k of the instruction in one block (k16 f16/bf16, k8 tf32, k32 fp8), F = 25
     // and the e8m13 fp8 accumulator ([MS] nv.py WGMMASim); the same rows as `hopper`.
     {"hopper-wgmma", "f16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]", -21},
     {"hopper-wgmma", "bf16", hopper_unit(16, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]", -21},
     {"hopper-wgmma", "tf32", hopper_unit(8, 25, -133), R::nvidia, "= hopper: [MS] nv.py WGMMASim, [KM]", -21},
-    {"hopper-wgmma", "e4m3", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]", -21},
-    {"hopper-wgmma", "e5m2", hopper_unit(32, 13, -133, 13), R::hopper_fp8, "= hopper: [MS] WGMMASim (e8m13), [DS]", -21},
+    {"hopper-wgmma", "e4m3", hopper_unit(32, 13, -133, 13), R::fp8_e8m13, "= hopper: [MS] WGMMASim (e8m13), [DS]", -21},
+    {"hopper-wgmma", "e5m2", hopper_unit(32, 13, -133, 13), R::fp8_e8m13, "= hopper: [MS] WGMMASim (e8m13), [DS]", -21},
     // mma.sync on sm_90: [MS] nv.py MMASim with arch Hopper: F = 25, the instruction's k fused
     // in one block (no split, unlike Ampere/Ada); MMA-Sim lists f16/bf16 (m16n8k16), tf32
     // (m16n8k8) and f64, no fp8 mma.sync for Hopper. zero_exp -133 as [KM]'s H100 model.
@@ -347,7 +349,7 @@ FdpaParams find_matrix_unit(std::string_view preset, const Format& in, const For
                        inputs_of(preset) + ")");
   FdpaParams p = found->params;
   switch (found->output) {
-    case OutputRule::hopper_fp8:
+    case OutputRule::fp8_e8m13:
       if (is_builtin(out, "f16")) p.acc_frac_bits = -1;
       [[fallthrough]];
     case OutputRule::nvidia:

@@ -485,6 +485,27 @@ TEST(FdpaPresets, RowsAndRefusals) {
   }
 }
 
+// Ada's fp8 mma.sync into f16 (MMA-Sim 2.1.1 nv_ptx/sim.py: F = 13, RNE into f16, blocks of 16
+// chained through an f16 D). e4m3 products 1, 2^-11 (2^-5 * 2^-6) and 2^-14 (2^-7 * 2^-7):
+// aligned to 2^0 with 13 fraction bits 2^-14 is cut, and 1 + 2^-11 is the tie between 1 and
+// 1 + 2^-10, which RNE sends to 1 (the correctly rounded sum is 1 + 2^-10). Into f32 the same
+// sum is cut RZ to 13 fraction bits: 1 + 2^-11. With 2^-11 in each half of k = 32, Ada rounds
+// the first half to 1 in f16 and then 1 + 2^-11 to 1 again; one block of 32 (Hopper's wgmma)
+// gives 1 + 2^-10.
+TEST(FdpaPresets, AdaFp8IntoF16) {
+  const Format f16 = parse_format("f16");
+  const Case three{{"1", "0x1p-5", "0x1p-7"}, {"1", "0x1p-6", "0x1p-7"}, "0"};
+  EXPECT_EQ(run("ada", "e4m3", three, "f16"), enc(f16, "1"));
+  EXPECT_EQ(run("ada", "e5m2", three, "f16"), enc(f16, "1"));
+  EXPECT_EQ(run("ada", "e4m3", three, "f32"), f32("0x1.002p+0"));
+  Case halves{std::vector<std::string>(32, "0"), std::vector<std::string>(32, "0"), "0"};
+  halves.a[0] = halves.b[0] = "1";
+  halves.a[1] = halves.a[16] = "0x1p-5";
+  halves.b[1] = halves.b[16] = "0x1p-6";
+  EXPECT_EQ(run("ada", "e4m3", halves, "f16"), enc(f16, "1"));
+  EXPECT_EQ(run("hopper-wgmma", "e4m3", halves, "f16"), enc(f16, "0x1.004p+0"));
+}
+
 TEST(FdpaParamsChecks, BadParametersAreErrors) {
   const Format f16 = parse_format("f16"), f32f = parse_format("f32");
   const std::vector<std::uint64_t> one{0x3C00};

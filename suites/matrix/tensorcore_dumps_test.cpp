@@ -118,10 +118,12 @@ TEST(MatrixUnitPresets, UnknownNamesAndFormatsAreErrors) {
   EXPECT_THROW(find_matrix_unit("hoper", f16, f32), Error);
   EXPECT_THROW(find_matrix_unit("volta", parse_format("bf16"), f32), Error);
   EXPECT_THROW(find_matrix_unit("hopper", f16, parse_format("e4m3")), Error);
-  // Ada's fp8 with fp16 output has no recorded data: refused rather than guessed. (Hopper's
-  // wgmma fp8 into f16 is measured on an H200: no accumulator cut.)
-  EXPECT_THROW(find_matrix_unit("ada", parse_format("e4m3"), f16), Error);
+  // fp8 into bf16 is no instruction of these units; into f16 the 13-bit accumulator cut is gone
+  // (Hopper wgmma: measured on an H200; Ada mma.sync: MMA-Sim 2.1.1).
+  EXPECT_THROW(find_matrix_unit("ada", parse_format("e4m3"), parse_format("bf16")), Error);
+  EXPECT_THROW(find_matrix_unit("hopper", parse_format("e5m2"), parse_format("bf16")), Error);
   EXPECT_EQ(find_matrix_unit("hopper", parse_format("e4m3"), f16).acc_frac_bits, -1);
+  EXPECT_EQ(find_matrix_unit("ada", parse_format("e4m3"), f16).acc_frac_bits, -1);
 }
 
 }  // namespace

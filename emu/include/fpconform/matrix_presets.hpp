@@ -22,8 +22,9 @@ enum class OutputRule : std::uint8_t {
   f64,     // f64 only (fp64 MMA / MFMA)
   f16,     // f16 only (x86 AVX512-FP16 FMA chains)
   any,     // any output format, rounded as the entry's params say (exact)
-  hopper_fp8,  // as nvidia, but into f16 the 13-bit accumulator cut is gone (wgmma fp8 -> f16
-               // on an H200: L = 32, F = 13, RNE; reports/devices/nvidia-h200)
+  fp8_e8m13,  // as nvidia; the 13-bit accumulator cut (e8m13) applies into f32 only: into f16
+              // the F = 13 sum is rounded RNE (Hopper wgmma fp8 -> f16, measured on an H200:
+              // reports/devices/nvidia-h200; Ada mma.sync fp8 -> f16, MMA-Sim 2.1.1)
 };
 
 struct MatrixUnitEntry {

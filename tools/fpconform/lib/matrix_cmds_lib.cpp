@@ -27,7 +27,7 @@ std::string_view rule_name(OutputRule r) {
     case OutputRule::f64: return "f64";
     case OutputRule::f16: return "f16";
     case OutputRule::any: return "any";
-    case OutputRule::hopper_fp8: return "f32 (RZ), f16 (RNE, no accumulator cut)";
+    case OutputRule::fp8_e8m13: return "f32 (RZ), f16 (RNE, no accumulator cut)";
   }
   return "?";
 }
