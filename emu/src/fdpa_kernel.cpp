@@ -137,6 +137,7 @@ constexpr std::size_t kChunk = 256;      // products per chain between pass 1 an
 // The constants of both passes.
 struct TwoPass {
   std::int32_t bias, F, keep, zero_exp;
+  bool lanes32;  // a block's sum with C fits int32 (else only its shifted products do)
 };
 
 // One dot product of a group: its operands (full blocks), its scratch for one chunk (w: kChunk
@@ -543,7 +544,12 @@ struct Avx2Passes {
                                                             std::size_t nblocks,
                                                             std::uint64_t* d) {
     if constexpr (L % 8 == 0) {
-      two_pass_group8_avx2<L>(t, ch, nblocks, d);
+      if (t.lanes32) {
+        two_pass_group8_avx2<L>(t, ch, nblocks, d);
+      } else {
+        two_pass_group<L, 4, Avx2Passes>(t, ch, nblocks, d);
+        two_pass_group<L, 4, Avx2Passes>(t, ch + 4, nblocks, d + 4);
+      }
     } else {
       two_pass_group<L, 4, Avx2Passes>(t, ch, nblocks, d);
       two_pass_group<L, 4, Avx2Passes>(t, ch + 4, nblocks, d + 4);
@@ -609,6 +615,11 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
               out.nan == NanEncoding::ieee;
   exp_all_ = (1ull << out.exp_bits) - 1;
   sum32_ = in.precision() + in_b_.precision() <= 30 && p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block + 1)) <= 30;
+  // Each aligned product is below 2^(F + 2) in magnitude (significands below 2^precision,
+  // shifted left by F - product_man_bits_), so L of them stay within int32 while
+  // L * 2^(F + 2) <= 2^31 (Hopper's and Blackwell's f16/bf16 blocks: 16 * 2^27).
+  shifted_sum32_ = in.precision() + in_b_.precision() <= 30 && p.block >= 1 &&
+                   p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block - 1)) <= 31;
   // binary32 by its data: the result is packed straight into an fp32 pattern.
   pack_f32_rz_ = ieee_out_ && out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
                  p.out_rounding.mode == RoundingMode::rtz &&
@@ -920,7 +931,7 @@ void FdpaKernel::dot_two_pass(const DecodedOperands& a, const std::size_t* offse
                                       x.cb + j * x.stride_b, x.stride_b);
                }};
     const TwoPass t{p_.frac_bits - product_man_bits_, p_.frac_bits,
-                    p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24, p_.zero_exp};
+                    p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24, p_.zero_exp, sum32_};
     fn(t, ch, n, full, d);
   }
   // The rest (a partial last block, or block sizes without a compiled L) block by block.
@@ -936,7 +947,8 @@ void FdpaKernel::dot_two_pass(const DecodedOperands& a, const std::size_t* offse
 
 bool FdpaKernel::two_pass_applies(const DecodedOperands& a, const DecodedOperands& b,
                                   std::size_t k) const {
-  return fast_ && !a.special && !b.special && sum32_ && pack_f32_rz_ && ieee_out_ && k > 0;
+  return fast_ && !a.special && !b.special && shifted_sum32_ && pack_f32_rz_ && ieee_out_ &&
+         k > 0;
 }
 
 void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t> offset_a,

@@ -245,6 +245,46 @@ TEST(FdpaKernel, DotManySameAsTheModel) {
   EXPECT_GT(compared, 500);
 }
 
+// Blocks at the edge of the kernel's int32 sums: every product the largest significand times
+// itself (just below 4), all of one sign or alternating, so that a block of L sums to almost
+// L * 2^(F + 2) (2^31 for Hopper's f16 blocks), with C zero, tiny, of the same magnitude
+// and of either sign; dot and dot_many against fdpa.
+TEST(FdpaKernel, BlocksOfTheLargestSignificands) {
+  const Format f32 = parse_format("f32");
+  int compared = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    if (in.width() > 16 || !in.is_signed) continue;
+    const auto p = unit_for(e, in, f32);
+    if (!p) continue;
+    const FdpaKernel kernel(*p, in, f32);
+    // 1.11..1 x 2^0: the bias's field, every fraction bit set.
+    const std::uint64_t big = (static_cast<std::uint64_t>(in.bias) << in.man_bits) |
+                              ((1ull << in.man_bits) - 1);
+    constexpr std::size_t k = 256, n = 8;
+    for (int pattern = 0; pattern < 3; ++pattern) {
+      std::vector<std::uint64_t> a(k, big), b(k * n, big);
+      for (std::size_t i = 0; i < k; ++i)
+        if (pattern == 1 || (pattern == 2 && i % 2 == 1)) a[i] |= in.sign_mask();
+      for (std::uint64_t c : {std::uint64_t{0}, std::uint64_t{0x00000010}, std::uint64_t{0x42800000},
+                              std::uint64_t{0xC2800000}, std::uint64_t{0x4F000000}}) {
+        const std::uint64_t want = fdpa(*p, in, f32, a, std::vector<std::uint64_t>(b.begin(), b.begin() + k), c);
+        ASSERT_EQ(kernel.dot(a, std::vector<std::uint64_t>(b.begin(), b.begin() + k), c), want)
+            << e.preset << " " << e.input << " pattern " << pattern << " c=" << c;
+        const DecodedOperands da = kernel.decode(a), db = kernel.decode(b);
+        std::vector<std::size_t> oa(n, 0), ob(n);
+        for (std::size_t j = 0; j < n; ++j) ob[j] = j * k;
+        std::vector<std::uint64_t> cs(n, c), got(n);
+        kernel.dot_many(da, oa, db, ob, 1, k, cs, got);
+        for (std::size_t j = 0; j < n; ++j)
+          ASSERT_EQ(got[j], want) << e.preset << " " << e.input << " pattern " << pattern << " c=" << c;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
 TEST(FdpaKernel, DotManyChecksItsSpans) {
   const Format f16 = parse_format("f16"), f32 = parse_format("f32");
   const FdpaKernel kernel(find_matrix_unit("ampere", f16, f32), f16, f32);

@@ -104,6 +104,7 @@ class FdpaKernel {
   int exact_digits_ = 0;     // digits in a row
   bool pack_f32_rz_ = false;
   bool sum32_ = false;  // the block sum fits int32
+  bool shifted_sum32_ = false;  // the block's aligned products (without C) sum within int32
   bool ieee_out_ = false;
   std::uint64_t exp_all_ = 0;
   std::shared_ptr<const detail::HostIeeePath> host_;

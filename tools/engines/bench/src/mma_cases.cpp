@@ -1,24 +1,27 @@
 // Emulated matrix units: MACs per second per core (one thread, CPU time) of FdpaKernel, the
-// fast path of the dot-product-add model: its integer path for the fused blocks of `hopper`
-// e4m3 (L = 32, F = 13, e8m13) and `ampere` f16 (L = 8, F = 24), its host path (the host's own
-// fp32 fma and add) for the fma chain `fp32-sequential` bf16, the reduction tree `x86-amx-bf16`
-// (two chains of FMAs, their sum, C; flushing) and the pairwise `cdna1` f16 (groups of 4); fp32
-// output, K = 4096 per dot product with the operands decoded
-// once, as gemm runs them: one row of A against kCols columns of B through dot_many (the kernel
-// interleaves the columns' block chains), kCols * K MACs per iteration. Baseline: native fp32
-// GEMM on one core, the fastest of the register-blocked tiles this CPU runs (fp32_gemm.hpp: AVX2
-// 4 x 16, AVX-512 8 x 32), what a user's vectorized fp32 matmul reaches. Target: 1/6 of it.
+// fast path of the dot-product-add model, for every preset: one line per preset, its leading
+// input format (fp8 for Hopper, whose fused blocks with the e8m13 cut are the case that matters;
+// bf16 for the reference units; otherwise the preset's first listed input) with its usual output (f32 where the preset writes
+// it, else f16 or f64). K = 4096 per dot product with the operands decoded once, as gemm runs
+// them: one row of A against kCols columns of B through dot_many (the kernel interleaves the
+// columns' block chains), kCols * K MACs per iteration. Block-scaled units run with unit scales
+// (their datapath is the same). Baseline: native fp32 GEMM on one core, the fastest of the
+// register-blocked tiles this CPU runs (fp32_gemm.hpp: AVX2 4 x 16, AVX-512 8 x 32), what a
+// user's vectorized fp32 matmul reaches. Target: 1/6 of it.
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cases.hpp"
 #include "fp32_gemm.hpp"
 #include "fpconform/fdpa_kernel.hpp"
+#include "fpconform/core/error.hpp"
 #include "fpconform/core/splitmix.hpp"
 #include "fpconform/matrix_presets.hpp"
 #include "gbench.hpp"
@@ -38,19 +41,49 @@ std::vector<std::size_t> col_offsets() {
   return o;
 }
 
+struct BenchUnit {
+  std::string label;  // hopper_e4m3, x86_amx_bf16, ...
+  std::string preset, in;
+  Format out;
+};
+
+// Where a preset's first listed input is not the one its line should time: Hopper's fp8 blocks
+// (the e8m13 cut), and the reference units in the format users validate with.
+constexpr std::pair<std::string_view, std::string_view> kLeadingInput[] = {
+    {"hopper", "e4m3"}, {"exact", "bf16"}, {"fp32-sequential", "bf16"}};
+
+// One unit per preset: its leading input format and the first output it writes of f32, f16, f64.
+std::vector<BenchUnit> bench_units() {
+  std::vector<BenchUnit> units;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const std::string preset(e.preset);
+    bool seen = false;
+    for (const BenchUnit& u : units) seen = seen || u.preset == preset;
+    if (seen) continue;
+    std::string in(e.input);
+    for (const auto& [name, format] : kLeadingInput)
+      if (preset == name) in = format;
+    for (const char* out : {"f32", "f16", "f64"}) {
+      try {
+        find_matrix_unit(preset, parse_format(in), parse_format(out));
+      } catch (const Error&) {
+        continue;
+      }
+      std::string label = preset;
+      for (char& ch : label)
+        if (ch == '-') ch = '_';
+      if (!label.ends_with("_" + in)) label += "_" + in;
+      units.push_back({label, preset, in, parse_format(out)});
+      break;
+    }
+  }
+  return units;
+}
+
 }  // namespace
 
 void mma_cases(const Settings& s, Sink& sink) {
-  struct Model {
-    const char* label;
-    const char* preset;
-    const char* format;
-  };
-  static const Model models[] = {{"hopper_e4m3", "hopper", "e4m3"},
-                                 {"ampere_f16", "ampere", "f16"},
-                                 {"fp32_sequential_bf16", "fp32-sequential", "bf16"},
-                                 {"amx_bf16", "x86-amx-bf16", "bf16"},
-                                 {"cdna1_f16", "cdna1", "f16"}};
+  const std::vector<BenchUnit> models = bench_units();
   // The baseline's operands: fp32 values uniform in [-1, 1), enough for the largest tile.
   static std::vector<float> ta, tb;
   ta.resize(kK * 8);
@@ -86,12 +119,12 @@ void mma_cases(const Settings& s, Sink& sink) {
   }
   static std::vector<DotData> data;  // outlives the cases
   data.clear();
-  data.reserve(std::size(models));
-  const Format f32 = parse_format("f32");
-  for (const Model& m : models) {
-    const DotData& d = data.emplace_back(m.format, kK, 42, kCols);
-    const FdpaParams p = find_matrix_unit(m.preset, d.in, f32);
-    const FdpaKernel k(p, d.in, f32);
+  data.reserve(models.size());
+  for (const BenchUnit& m : models) {
+    const DotData& d = data.emplace_back(m.in.c_str(), kK, 42, kCols);
+    const Format out = m.out;
+    const FdpaParams p = find_matrix_unit(m.preset, d.in, out);
+    const FdpaKernel k(p, d.in, out);
     if (!k.fast()) s.note(std::string("mma ") + m.label + ": FdpaKernel has no fast path here");
     // Sanity: the fast path agrees with the clear model on these operands, column by column.
     {
@@ -103,13 +136,13 @@ void mma_cases(const Settings& s, Sink& sink) {
       for (std::size_t j = 0; j < kCols; ++j) {
         const auto first = d.b_cols.begin() + static_cast<std::ptrdiff_t>(j * kK);
         const std::vector<std::uint64_t> col(first, first + static_cast<std::ptrdiff_t>(kK));
-        if (got[j] != fdpa(p, d.in, f32, d.a, col, 0))
+        if (got[j] != fdpa(p, d.in, out, d.a, col, 0))
           s.note(std::string("mma ") + m.label +
                  ": FdpaKernel DISAGREES with fdpa on the bench data");
       }
     }
-    cases.push_back({std::string("mma_") + m.label, [&d, p, f32](benchmark::State& st) {
-                       const FdpaKernel k(p, d.in, f32);
+    cases.push_back({"mma_" + m.label, [&d, p, out](benchmark::State& st) {
+                       const FdpaKernel k(p, d.in, out);
                        const DecodedOperands da = k.decode(d.a), db = k.decode(d.b_cols);
                        const std::vector<std::size_t> oa(kCols, 0), ob = col_offsets();
                        const std::vector<std::uint64_t> c(kCols, 0);
@@ -137,10 +170,10 @@ void mma_cases(const Settings& s, Sink& sink) {
     s.note(buf);
     if (get(t.name) > get(fastest->name)) fastest = &t;
   }
-  for (const Model& m : models) {
+  for (const BenchUnit& m : models) {
     Comparison c;
-    c.name = std::string("mma_") + m.label + "_per_core";
-    c.ours = get(std::string("mma_") + m.label);
+    c.name = "mma_" + m.label + "_per_core";
+    c.ours = get("mma_" + m.label);
     c.baseline_name = fastest->name;
     c.baseline = get(fastest->name);
     c.unit = "MAC/s";
