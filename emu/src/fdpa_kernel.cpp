@@ -625,6 +625,22 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
                  p.out_rounding.mode == RoundingMode::rtz &&
                  !p.flush_subnormal_outputs && p.acc_frac_bits <= 23;
 
+  // The late-C path (CDNA3): the fused block with C added after it, fp32 rounded to nearest
+  // even; block sums within int32 (two groups of up to 2^(F + 2 + log2 L) each).
+  late_c_fast_ = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
+                 !p.c_in_block && p.late_c && p.instr_k == 0 && p.k_order == KOrder::natural &&
+                 !p.c_last && p.product_bits < 0 && p.subsum == 0 && p.carry_bits < 0 &&
+                 !p.flush_subnormal_inputs && short_inputs && p.zero_exp == INT_MIN &&
+                 p.group_align == AlignRounding::down && p.late_align == AlignRounding::down &&
+                 late_c_serves(p.block, p.interleave) && in.precision() + in_b_.precision() <= 30 &&
+                 p.frac_bits >= product_man_bits_ &&
+                 p.frac_bits + 2 + std::bit_width(static_cast<unsigned>(p.block - 1)) <= 30 &&
+                 p.late_sum_frac_bits >= 0 && p.late_sum_frac_bits <= 40 &&
+                 p.late_c_frac_bits >= 0 && p.late_c_frac_bits <= 40 && ieee_out_ &&
+                 out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
+                 p.out_rounding.mode == RoundingMode::rne && !p.flush_subnormal_outputs &&
+                 p.acc_frac_bits < 0;
+
   // The exact path: plain exact steps (no sub-sums, flushing, accumulator cut or instruction
   // split), deterministic output rounding (the sum is handed on with >= 65 significant bits and
   // a sticky bit, enough for these modes but not for stochastic ones), products of <= 24 bits.
@@ -876,6 +892,11 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     } while (i < k);
     return d;
   }
+  if (late_c_fast_ && !a.special && !b.special) {
+    std::uint64_t d = c;
+    dot_late_c(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
+    return d;
+  }
   if (!fast_ || a.special || b.special) return model_dot(a, offset_a, b, offset_b, stride_b, k, c);
   const auto L = static_cast<std::size_t>(p_.block);
   if (two_pass_applies(a, b, k)) {
@@ -971,7 +992,8 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     }
     return;
   }
-  if (!two_pass_applies(a, b, k) || exact_fast_) {
+  const bool late = late_c_fast_ && !a.special && !b.special;
+  if ((!two_pass_applies(a, b, k) && !late) || exact_fast_) {
     for (std::size_t i = 0; i < count; ++i)
       out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]);
     return;
@@ -1001,7 +1023,8 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
         eb[j] = ge;
       }
     }
-    dot_two_pass(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
+    if (late) dot_late_c(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
+    else dot_two_pass(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
     for (int j = 0; j < n; ++j) out[i + j] = d[j];
     i += static_cast<std::size_t>(n);
   }

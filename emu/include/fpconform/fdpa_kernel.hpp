@@ -51,7 +51,7 @@ class FdpaKernel {
   // format other than D's, and the host path with mixed operands, go to fdpa.
   FdpaKernel(const FdpaParams& p, const FdpaFormats& f);
   // Whether the integer path applies to these parameters and formats (else dot = fdpa).
-  bool fast() const { return fast_ || exact_fast_ || host_ != nullptr; }
+  bool fast() const { return fast_ || exact_fast_ || late_c_fast_ || host_ != nullptr; }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
   // Codes of operand `which`, decoded in its format.
@@ -94,12 +94,22 @@ class FdpaKernel {
                           std::uint64_t c) const;
   std::uint64_t general(std::size_t n, std::uint64_t c, const std::uint64_t* codes_a,
                         const std::uint64_t* codes_b, std::size_t stride_b) const;
+  // The late-C path (fdpa_late_c.cpp): n <= 8 dot products, sb/eb as in dot_two_pass.
+  static bool late_c_serves(int block, int interleave);
+  template <int L, int I>
+  void late_c_run(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
+                  const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
+                  const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
+  void dot_late_c(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
+                  const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
+                  const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
   FdpaParams p_;
   FdpaFormats formats_;
   Format in_, in_b_, out_;
   int product_man_bits_ = 0;  // fraction bits of an exact product: a's plus b's
   bool fast_ = false;
   bool exact_fast_ = false;  // the exact structure's integer path applies
+  bool late_c_fast_ = false;  // the late-C path applies (fp32 output rounded to nearest even)
   int exact_base_ = 0;       // weight of the last bit of digit 0
   int exact_digits_ = 0;     // digits in a row
   bool pack_f32_rz_ = false;
