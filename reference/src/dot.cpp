@@ -1,9 +1,16 @@
 // ExactAccumulator: products and addends as integers times powers of two (mpfr_get_z_2exp on
 // the oracle's own decode), summed in one GMP integer whose last-bit weight only ever moves
-// down, so nothing is rounded before round_exact.
+// down, so nothing is rounded before round_exact. Products of narrow formats are first summed
+// per exponent in int64 (exact), then joined to the GMP integer.
 #include "fpconform/reference/dot.hpp"
 
 #include <mpfr.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "fpconform/core/error.hpp"
 #include "internal.hpp"
@@ -14,6 +21,52 @@ namespace {
 
 // x (finite, non-zero) = m * 2^e exactly.
 long to_integer(mpz_t m, mpfr_srcptr x) { return static_cast<long>(mpfr_get_z_2exp(m, x)); }
+
+// One code of a table format, read by the oracle's decode: a finite value m * 2^e (m odd, its
+// sign the value's; m = 0 for a zero), or a special.
+enum class Kind : std::uint8_t { finite, special };
+struct CodeEntry {
+  std::int32_t m = 0;
+  std::int32_t e = 0;
+  Kind kind = Kind::special;
+  bool negative = false;  // of a zero
+};
+
+bool table_format(const Format& f) { return f.width() <= 16 && f.precision() <= 12; }
+
+// The table of f: every code 0 .. 2^width - 1, built once per process and format.
+const std::vector<CodeEntry>& table_of(const Format& f) {
+  static std::mutex mu;
+  static std::vector<std::pair<Format, std::unique_ptr<std::vector<CodeEntry>>>> cache;
+  const std::lock_guard lock(mu);
+  for (const auto& [g, t] : cache)
+    if (g == f) return *t;
+  auto t = std::make_unique<std::vector<CodeEntry>>(std::size_t{1} << f.width());
+  detail::RangeGuard guard;
+  mpfr_t x;
+  mpfr_init2(x, 80);
+  mpz_t m;
+  mpz_init(m);
+  for (std::size_t code = 0; code < t->size(); ++code) {
+    CodeEntry& c = (*t)[code];
+    if (!decode(x, code, f, false) || mpfr_inf_p(x)) continue;  // NaN, inf: special
+    c.kind = Kind::finite;
+    if (mpfr_zero_p(x)) {
+      c.negative = mpfr_signbit(x) != 0;
+      continue;
+    }
+    long e = to_integer(m, x);
+    const mp_bitcnt_t tz = mpz_scan1(m, 0);
+    mpz_fdiv_q_2exp(m, m, tz);  // exact: tz trailing zeros
+    e += static_cast<long>(tz);
+    c.m = static_cast<std::int32_t>(mpz_get_si(m));
+    c.e = static_cast<std::int32_t>(e);
+  }
+  mpz_clear(m);
+  mpfr_clear(x);
+  cache.emplace_back(f, std::move(t));
+  return *cache.back().second;
+}
 
 }  // namespace
 
@@ -28,6 +81,10 @@ ExactAccumulator::~ExactAccumulator() {
 }
 
 void ExactAccumulator::clear() {
+  for (int i = lo_; i <= hi_; ++i) bucket_[static_cast<std::size_t>(i)] = 0;
+  lo_ = kBuckets;
+  hi_ = -1;
+  fast_terms_ = 0;
   mpz_set_ui(acc_, 0);
   lsb_ = 0;
   any_term_ = false;
@@ -81,6 +138,79 @@ void ExactAccumulator::add_product(std::uint64_t a, const Format& fa, std::uint6
   mpfr_clear(y);
 }
 
+void ExactAccumulator::add_products(std::span<const std::uint64_t> a, const Format& fa,
+                                    const std::uint64_t* b, std::size_t stride_b,
+                                    const Format& fb) {
+  if (!table_format(fa) || !table_format(fb)) {
+    for (std::size_t i = 0; i < a.size(); ++i) add_product(a[i], fa, b[i * stride_b], fb);
+    return;
+  }
+  const std::vector<CodeEntry>& ta = table_of(fa);
+  const std::vector<CodeEntry>& tb = table_of(fb);
+  if (bucket_.empty()) bucket_.assign(kBuckets, 0);
+  const std::uint64_t wa = ta.size(), wb = tb.size();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::uint64_t ca = a[i], cb = b[i * stride_b];
+    if (ca >= wa || cb >= wb) {
+      add_product(ca, fa, cb, fb);
+      continue;
+    }
+    const CodeEntry& x = ta[ca];
+    const CodeEntry& y = tb[cb];
+    if (x.kind != Kind::finite || y.kind != Kind::finite) {
+      add_product(ca, fa, cb, fb);  // NaN or inf: the general path's flags
+      continue;
+    }
+    if (x.m == 0 || y.m == 0) {
+      const bool negative = (x.m == 0 ? x.negative : x.m < 0) != (y.m == 0 ? y.negative : y.m < 0);
+      (negative ? any_neg_zero_ : any_pos_zero_) = true;
+      continue;
+    }
+    const int idx = x.e + y.e - kBucketBase;
+    if (idx < 0 || idx >= kBuckets) {
+      add_product(ca, fa, cb, fb);
+      continue;
+    }
+    all_zero_terms_ = false;
+    bucket_[static_cast<std::size_t>(idx)] += static_cast<std::int64_t>(x.m) * y.m;
+    lo_ = std::min(lo_, idx);
+    hi_ = std::max(hi_, idx);
+    if (++fast_terms_ >> 38) merge_buckets();
+  }
+}
+
+// Adjacent exponents are gathered in an __int128 (at most 41 buckets below 2^63 each, shifted
+// by at most 40) before each GMP addition.
+void ExactAccumulator::merge_buckets() const {
+  if (hi_ < lo_) return;
+  __int128 v = 0;
+  int base = lo_;
+  auto flush = [&] {
+    if (v == 0) return;
+    const bool negative = v < 0;
+    const unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+    const std::uint64_t limbs[2] = {static_cast<std::uint64_t>(mag), static_cast<std::uint64_t>(mag >> 64)};
+    mpz_import(term_, 2, -1, sizeof(std::uint64_t), 0, 0, limbs);
+    if (negative) mpz_neg(term_, term_);
+    accumulate(acc_, lsb_, any_term_, term_, base + kBucketBase);
+  };
+  for (int i = lo_; i <= hi_; ++i) {
+    std::int64_t& x = bucket_[static_cast<std::size_t>(i)];
+    if (x == 0) continue;
+    if (i - base > 40) {
+      flush();
+      v = 0;
+      base = i;
+    }
+    v += static_cast<__int128>(x) * (static_cast<__int128>(1) << (i - base));
+    x = 0;
+  }
+  flush();
+  lo_ = kBuckets;
+  hi_ = -1;
+  fast_terms_ = 0;
+}
+
 void ExactAccumulator::add(std::uint64_t c, const Format& fc) {
   detail::RangeGuard guard;
   mpfr_t x;
@@ -102,6 +232,7 @@ void ExactAccumulator::add(std::uint64_t c, const Format& fc) {
 }
 
 void ExactAccumulator::value(mpfr_t out) const {
+  merge_buckets();
   if (nan_ || (pos_inf_ && neg_inf_)) {
     mpfr_set_prec(out, 2);
     mpfr_set_nan(out);
@@ -152,7 +283,7 @@ OracleResult exact_dot(std::span<const std::uint64_t> a, const Format& fa,
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
                          std::to_string(b.size()));
   ExactAccumulator acc;
-  for (std::size_t i = 0; i < a.size(); ++i) acc.add_product(a[i], fa, b[i], fb);
+  acc.add_products(a, fa, b.data(), 1, fb);
   acc.add(c, fc);
   return acc.round(out, r);
 }
@@ -160,8 +291,11 @@ OracleResult exact_dot(std::span<const std::uint64_t> a, const Format& fa,
 DotError dot_error(const Format& in, std::span<const std::uint64_t> a,
                    std::span<const std::uint64_t> b, const Format& cf, std::uint64_t c,
                    const Format& df, std::uint64_t d) {
+  if (a.size() != b.size())
+    throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
+                         std::to_string(b.size()));
   ExactAccumulator acc;
-  for (std::size_t i = 0; i < a.size(); ++i) acc.add_product(a[i], in, b[i], in);
+  acc.add_products(a, in, b.data(), 1, in);
   acc.add(c, cf);
   mpfr_t exact, got, diff;
   mpfr_init2(exact, 2);

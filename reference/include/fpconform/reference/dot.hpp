@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <gmp.h>
 
@@ -21,6 +22,12 @@ class ExactAccumulator {
 
   // Adds a * b exactly (a in fa, b in fb). Subnormal inputs count at their value.
   void add_product(std::uint64_t a, const Format& fa, std::uint64_t b, const Format& fb);
+  // Adds a[i] * b[i * stride_b] for every i, exactly. Formats of up to 16 bits with at most 12
+  // significant bits are read through tables (each code decoded once per process, by the same
+  // MPFR decode), and the products summed per exponent in int64 before they join the GMP
+  // integer: the same exact sum, without GMP work per product.
+  void add_products(std::span<const std::uint64_t> a, const Format& fa, const std::uint64_t* b,
+                    std::size_t stride_b, const Format& fb);
   // Adds c exactly.
   void add(std::uint64_t c, const Format& fc);
   // The sum rounded once into `out` under `r`. A NaN input, inf * 0 or inf - inf give a
@@ -32,9 +39,17 @@ class ExactAccumulator {
   void clear();
 
  private:
-  mpz_t acc_, term_;
-  long lsb_ = 0;         // weight of acc_'s last bit
-  bool any_term_ = false;
+  void merge_buckets() const;  // the per-exponent sums into acc_
+  mutable mpz_t acc_, term_;
+  mutable long lsb_ = 0;         // weight of acc_'s last bit
+  mutable bool any_term_ = false;
+  // Products of table formats: bucket_[e - kBucketBase] sums the products m_a * m_b of weight
+  // 2^e (each below 2^24 in magnitude); buckets lo_..hi_ may be nonzero; fast_terms_ counts
+  // the products since the last merge (int64 holds 2^39 of them).
+  static constexpr int kBuckets = 1024, kBucketBase = -512;
+  mutable std::vector<std::int64_t> bucket_;
+  mutable int lo_ = kBuckets, hi_ = -1;
+  mutable std::uint64_t fast_terms_ = 0;
   bool nan_ = false, invalid_ = false, pos_inf_ = false, neg_inf_ = false;
   bool all_zero_terms_ = true, any_pos_zero_ = false, any_neg_zero_ = false;
 };

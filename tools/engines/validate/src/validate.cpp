@@ -1,6 +1,8 @@
 #include "fpconform/validate/validate.hpp"
 
 #include <cmath>
+#include <span>
+#include <vector>
 
 #include <mpfr.h>
 
@@ -19,6 +21,12 @@ ExactResult exact_gemm(const Matrix& a, const Matrix& b, const Matrix* c, const 
   res.rounded.codes.resize(n);
   res.value.resize(n);
   threads = resolve_threads(threads, "threads");
+  // B's columns, each contiguous: walking a column of a row-major B touches one cache line per
+  // product.
+  std::vector<std::uint64_t> bt(b.codes.size());
+  for (int k = 0; k < b.rows; ++k)
+    for (int j = 0; j < b.cols; ++j)
+      bt[static_cast<std::size_t>(j) * b.rows + k] = b.at(k, j);
   // One row per index; every element is written by its own index alone.
   parallel_for(static_cast<std::size_t>(a.rows), threads, [&](std::size_t row) {
     const int i = static_cast<int>(row);
@@ -27,7 +35,9 @@ ExactResult exact_gemm(const Matrix& a, const Matrix& b, const Matrix* c, const 
     mpfr_init2(v, 64);
     for (int j = 0; j < b.cols; ++j) {
       acc.clear();
-      for (int k = 0; k < a.cols; ++k) acc.add_product(a.at(i, k), a.format, b.at(k, j), b.format);
+      acc.add_products(std::span(a.codes).subspan(static_cast<std::size_t>(i) * a.cols,
+                                                  static_cast<std::size_t>(a.cols)),
+                       a.format, bt.data() + static_cast<std::size_t>(j) * b.rows, 1, b.format);
       if (c) acc.add(c->at(i, j), c->format);
       const std::size_t idx = static_cast<std::size_t>(i) * b.cols + j;
       res.rounded.codes[idx] = acc.round(out, r).bits;
