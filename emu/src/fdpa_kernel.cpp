@@ -597,10 +597,10 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
       product_man_bits_(f.a.man_bits + f.b.man_bits) {
   const Format& in = f.a;
   const Format& out = f.d;
-  // Short inputs (both operands), whose significands multiply within 32 bits. A C in a format
-  // other than D's goes to the model: its first block reads C in that format, later ones in D's.
-  const bool short_inputs = f.c == f.d && in.width() <= 16 && in.precision() <= 12 &&
-                            in_b_.width() <= 16 && in_b_.precision() <= 12;
+  // Short inputs (both operands), whose significands multiply within 32 bits (tf32 too). A C
+  // in a format other than D's goes to the model: its first block reads C in that format, later
+  // ones in D's.
+  const bool short_inputs = f.c == f.d && in.precision() <= 12 && in_b_.precision() <= 12;
   // The integer path: the plain fused block (truncating alignment, C in the block, exact
   // products, no carry limit, no groups), no input flushing, and a sum that fits 63 bits for
   // blocks of up to 64. No sub-sums (block-scaled fp4 units); scale_block alone is fine: the
@@ -656,7 +656,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
   exact_fast_ = p.structure == FdpaStructure::exact && p.block >= 0 && p.subsum == 0 &&
                 p.scale_block >= 0 && !p.flush_subnormal_inputs && p.acc_frac_bits < 0 &&
                 p.instr_k == 0 && p.k_order == KOrder::natural && !p.c_last &&
-                short_inputs && out.man_bits <= 63 &&
+                short_inputs && in.width() <= 16 && in_b_.width() <= 16 && out.man_bits <= 63 &&
                 (m == RoundingMode::rne || m == RoundingMode::rna || m == RoundingMode::rtz ||
                  m == RoundingMode::up || m == RoundingMode::down || m == RoundingMode::odd);
   if (exact_fast_) {
