@@ -401,9 +401,67 @@ FPC_AVX2_INLINE void pass1_avx2(const TwoPass& t, const Chain& ch, std::size_t b
   }
 }
 
+// Pass 1 for L = 4, two blocks per vector (the block maximum within each 128-bit half); an odd
+// last block by pass1_scalar.
+FPC_AVX2_INLINE void pass1_avx2_l4(const TwoPass& t, const Chain& ch, std::size_t b0,
+                                   std::size_t nb) {
+  const __m256i zlead = _mm256_set1_epi32(kZeroLead), zero = _mm256_setzero_si256();
+  const __m256i cap = _mm256_set1_epi32(31);
+  const __m128i bias = _mm_cvtsi32_si128(t.bias);
+  std::size_t blk = 0;
+  for (; blk + 2 <= nb; blk += 2) {
+    const std::size_t o = (b0 + blk) * 4;
+    const __m256i prod =
+        _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch.sa + o)),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch.sb + o)));
+    const __m256i lead =
+        _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch.ea + o)),
+                         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch.eb + o)));
+    const __m256i isz = _mm256_cmpeq_epi32(prod, zero);
+    __m256i e = _mm256_blendv_epi8(lead, zlead, isz);
+    e = _mm256_max_epi32(e, _mm256_shuffle_epi32(e, 0x4E));
+    e = _mm256_max_epi32(e, _mm256_shuffle_epi32(e, 0xB1));
+    const __m256i rs = _mm256_min_epi32(_mm256_sub_epi32(e, lead), cap);
+    const __m256i q = _mm256_srlv_epi32(_mm256_sll_epi32(_mm256_abs_epi32(prod), bias), rs);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ch.w + blk * 4),
+                        _mm256_xor_si256(q, _mm256_srai_epi32(prod, 31)));
+    const unsigned zm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(isz)));
+    const unsigned nm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(prod)));
+    ch.ep[blk * kMaxChains] = _mm256_extract_epi32(e, 0);
+    ch.ep[(blk + 1) * kMaxChains] = _mm256_extract_epi32(e, 4);
+    ch.zeros[blk * kMaxChains] = __builtin_popcount(zm & 0xF);
+    ch.zeros[(blk + 1) * kMaxChains] = __builtin_popcount(zm >> 4);
+    ch.nneg[blk * kMaxChains] = __builtin_popcount(nm & 0xF);
+    ch.nneg[(blk + 1) * kMaxChains] = __builtin_popcount(nm >> 4);
+  }
+  if (blk < nb) {
+    Chain rest = ch;
+    rest.w += blk * 4;
+    rest.ep += blk * kMaxChains;
+    rest.nneg += blk * kMaxChains;
+    rest.zeros += blk * kMaxChains;
+    pass1_scalar<4>(t, rest, b0 + blk, nb - blk);
+  }
+}
+
 // Per lane n of the result: sum over the L words of chain n's block j of (w >> dd[n]).
 template <int L>
 FPC_AVX2_INLINE __m256i shifted_sums8(const Chain* ch, std::size_t j, __m256i dd) {
+  if constexpr (L == 4) {
+    // Chains in pairs per vector: [c0 | c1], [c2 | c3], ...; three hadd rounds leave
+    // [c0, c2, c4, c6 | c1, c3, c5, c7], then one permutation.
+    __m256i s[4];
+    for (int n = 0; n < 4; ++n) {
+      const __m256i w = _mm256_set_m128i(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(ch[2 * n + 1].w + j * 4)),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(ch[2 * n].w + j * 4)));
+      const __m256i d = _mm256_permutevar8x32_epi32(
+          dd, _mm256_setr_epi32(2 * n, 2 * n, 2 * n, 2 * n, 2 * n + 1, 2 * n + 1, 2 * n + 1, 2 * n + 1));
+      s[n] = _mm256_srav_epi32(w, d);
+    }
+    const __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+    return _mm256_permutevar8x32_epi32(h, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  }
   __m256i s[8];
   for (int n = 0; n < 8; ++n) {
     const __m256i dn = _mm256_permutevar8x32_epi32(dd, _mm256_set1_epi32(n));
@@ -452,7 +510,11 @@ FPC_AVX2_INLINE void two_pass_group8_avx2(const TwoPass& t, const Chain* ch, std
   const bool zx = t.zero_exp != INT_MIN;
   for (std::size_t b0 = 0; b0 < nblocks; b0 += kBlocks) {
     const std::size_t nb = std::min(kBlocks, nblocks - b0);
-    for (int n = 0; n < 8; ++n) pass1_avx2<L>(t, ch[n], b0, nb);
+    for (int n = 0; n < 8; ++n) {
+      if constexpr (L % 8 == 0) pass1_avx2<L>(t, ch[n], b0, nb);
+      else if constexpr (L == 4) pass1_avx2_l4(t, ch[n], b0, nb);
+      else pass1_scalar<L>(t, ch[n], b0, nb);
+    }
     for (std::size_t j = 0; j < nb; ++j) {
       const std::size_t o = j * kMaxChains;
       const __m256i ep = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ch[0].ep + o));
@@ -531,6 +593,7 @@ struct Avx2Passes {
   __attribute__((target("avx2"))) static inline void pass1(const TwoPass& t, const Chain& ch,
                                                            std::size_t b0, std::size_t nb) {
     if constexpr (L % 8 == 0) pass1_avx2<L>(t, ch, b0, nb);
+    else if constexpr (L == 4) pass1_avx2_l4(t, ch, b0, nb);
     else pass1_scalar<L>(t, ch, b0, nb);
   }
   template <int L>
@@ -543,7 +606,7 @@ struct Avx2Passes {
   __attribute__((target("avx2"))) static inline void group8(const TwoPass& t, const Chain* ch,
                                                             std::size_t nblocks,
                                                             std::uint64_t* d) {
-    if constexpr (L % 8 == 0) {
+    if constexpr (L % 8 == 0 || L == 4) {
       if (t.lanes32) {
         two_pass_group8_avx2<L>(t, ch, nblocks, d);
       } else {
