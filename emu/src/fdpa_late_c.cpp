@@ -68,13 +68,14 @@ __attribute__((always_inline)) inline BlockSum block_sum(const std::int32_t* __r
   }
 }
 
-// Pass 1 over nb consecutive blocks; the same code compiled for AVX2 (GCC vectorizes the
+// Pass 1 over nb consecutive blocks (out[j * kChains]: the chains of a block side by side);
+// the same code compiled for AVX2 (GCC vectorizes the
 // fixed-length loops of block_sum there) and for the baseline.
 template <int L, int I>
 void pass1_base(const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
                 const std::int32_t* eb, std::int32_t bias, std::size_t nb, BlockSum* out) {
   for (std::size_t j = 0; j < nb; ++j)
-    out[j] = block_sum<L, I>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, bias);
+    out[j * kChains] = block_sum<L, I>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, bias);
 }
 #if defined(__x86_64__)
 #define FPC_LATE_AVX2 __attribute__((target("avx2"), always_inline)) inline
@@ -125,10 +126,10 @@ __attribute__((target("avx2"), flatten)) void pass1_avx2(
   if constexpr (I == 1 && L % 8 == 0) {
     const __m128i b = _mm_cvtsi32_si128(bias);
     for (std::size_t j = 0; j < nb; ++j)
-      out[j] = block_sum_avx2<L>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, b);
+      out[j * kChains] = block_sum_avx2<L>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, b);
   } else {
     for (std::size_t j = 0; j < nb; ++j)
-      out[j] = block_sum<L, I>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, bias);
+      out[j * kChains] = block_sum<L, I>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, bias);
   }
 }
 #endif
@@ -192,7 +193,125 @@ inline bool late_c_step(const LateC& p, std::int32_t sum, std::int32_t lead, std
   return true;
 }
 
+#if defined(__x86_64__)
+// 2^k as doubles, k in int64 lanes (|k| < 1000).
+FPC_LATE_AVX2 __m256d pow2(__m256i k64) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(k64, _mm256_set1_epi64x(1023)), 52));
+}
+// v (int32 lanes, |v| < 2^31) times 2^k, as exact doubles: lanes 0-3 and 4-7.
+FPC_LATE_AVX2 void scaled_pd(__m256i v, __m256i k, __m256d& lo, __m256d& hi) {
+  lo = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)),
+                     pow2(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(k))));
+  hi = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)),
+                     pow2(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(k, 1))));
+}
+
+// late_c_step for eight chains at once (lane c: chain c; d: their fp32 codes, updated where the
+// lane's bit of the returned mask is clear). The terms are cut by arithmetic shifts in int32,
+// scaled into doubles (exact: integers below 2^40), summed exactly in double and rounded to
+// fp32 by vcvtpd2ps, whose rounding (MXCSR, nearest even: checked by the caller) is the one
+// rounding of the exact value. Lanes the model must decide (NaN/inf C, overflowing products,
+// zero, subnormal or infinite results) are returned in the mask.
+__attribute__((target("avx2"))) inline int late_c_step8(const LateC& p, const BlockSum* pre,
+                                                        __m256i& d) {
+  const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pre));
+  const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pre + 4));
+  // [s0 l0 s1 l1 | s2 l2 s3 l3], [s4 l4 ...]: even words are the sums, odd ones the leads.
+  const __m256i sum = _mm256_permute4x64_epi64(
+      _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(x0), _mm256_castsi256_ps(x1), 0x88)), 0xD8);
+  const __m256i lead = _mm256_permute4x64_epi64(
+      _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(x0), _mm256_castsi256_ps(x1), 0xDD)), 0xD8);
+  const __m256i zero = _mm256_setzero_si256(), ff = _mm256_set1_epi32(0xFF);
+  const __m256i field = _mm256_and_si256(_mm256_srli_epi32(d, 23), ff);
+  const __m256i frac = _mm256_and_si256(d, _mm256_set1_epi32(0x7FFFFF));
+  const __m256i fz = _mm256_cmpeq_epi32(field, zero);
+  const __m256i no_c = _mm256_cmpeq_epi32(_mm256_and_si256(d, _mm256_set1_epi32(0x7FFFFFFF)), zero);
+  const __m256i no_s = _mm256_cmpeq_epi32(lead, _mm256_set1_epi32(kNoLead));
+  const __m256i cmag = _mm256_or_si256(frac, _mm256_andnot_si256(fz, _mm256_set1_epi32(0x800000)));
+  const __m256i cexp = _mm256_blendv_epi8(_mm256_sub_epi32(field, _mm256_set1_epi32(150)),
+                                          _mm256_set1_epi32(-149), fz);
+  const __m256i clead = _mm256_add_epi32(cexp, _mm256_set1_epi32(23));
+  const __m256i lowest = _mm256_set1_epi32(INT_MIN / 4);
+  const __m256i e = _mm256_max_epi32(_mm256_blendv_epi8(lead, lowest, no_s),
+                                     _mm256_blendv_epi8(clead, lowest, no_c));
+  const __m256i us = _mm256_sub_epi32(e, _mm256_set1_epi32(p.sum_frac_bits));
+  const __m256i uc = _mm256_sub_epi32(e, _mm256_set1_epi32(p.c_frac_bits));
+  const __m256i u = _mm256_min_epi32(us, uc);
+  // The sum: floor(S * 2^sh) for sh < 0, else S * 2^sh, then * 2^(us - u).
+  const __m256i c31 = _mm256_set1_epi32(31);
+  const __m256i shs = _mm256_sub_epi32(_mm256_sub_epi32(lead, _mm256_set1_epi32(p.F)), us);
+  // (vpsravd reads a count as unsigned: a negative one would fill with the sign.)
+  const __m256i s_int = _mm256_srav_epi32(
+      sum, _mm256_max_epi32(_mm256_min_epi32(_mm256_sub_epi32(zero, shs), c31), zero));
+  const __m256i s_up = _mm256_add_epi32(_mm256_max_epi32(shs, zero), _mm256_sub_epi32(us, u));
+  // C, signed, the same way; left out where it is zero or below e - c_drop_below.
+  const __m256i csigned = _mm256_sign_epi32(cmag, _mm256_or_si256(d, _mm256_set1_epi32(1)));
+  const __m256i shc = _mm256_sub_epi32(cexp, uc);
+  const __m256i c_int = _mm256_srav_epi32(
+      csigned, _mm256_max_epi32(_mm256_min_epi32(_mm256_sub_epi32(zero, shc), c31), zero));
+  const __m256i c_up = _mm256_add_epi32(_mm256_max_epi32(shc, zero), _mm256_sub_epi32(uc, u));
+  __m256i c_off = no_c;
+  if (p.c_drop_below >= 0)
+    c_off = _mm256_or_si256(c_off, _mm256_cmpgt_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(p.c_drop_below)), clead));
+  const __m256i s_use = _mm256_andnot_si256(no_s, s_int);
+  const __m256i c_use = _mm256_andnot_si256(c_off, c_int);
+  __m256d s_lo, s_hi, c_lo, c_hi, u_lo, u_hi;
+  scaled_pd(s_use, s_up, s_lo, s_hi);
+  scaled_pd(c_use, c_up, c_lo, c_hi);
+  const __m256d one_lo = pow2(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(u)));
+  const __m256d one_hi = pow2(_mm256_cvtepi32_epi64(_mm256_extracti128_si256(u, 1)));
+  u_lo = _mm256_mul_pd(_mm256_add_pd(s_lo, c_lo), one_lo);  // exact: a power of two
+  u_hi = _mm256_mul_pd(_mm256_add_pd(s_hi, c_hi), one_hi);
+  const __m256i r = _mm256_castps_si256(_mm256_set_m128(_mm256_cvtpd_ps(u_hi), _mm256_cvtpd_ps(u_lo)));
+  // Lanes for the model: NaN/inf C; products that might overflow; no term; a zero, subnormal
+  // (below 2^-126 before rounding) or infinite result.
+  const __m256d tiny = _mm256_set1_pd(0x1p-126), absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+  const __m256i small = _mm256_set_m128i(
+      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(_mm256_cmp_pd(_mm256_and_pd(u_hi, absm), tiny, _CMP_LT_OQ)), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7))),
+      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(_mm256_cmp_pd(_mm256_and_pd(u_lo, absm), tiny, _CMP_LT_OQ)), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7))));
+  const __m256i rfield = _mm256_and_si256(_mm256_srli_epi32(r, 23), ff);
+  const __m256i bad = _mm256_or_si256(
+      _mm256_or_si256(_mm256_cmpeq_epi32(field, ff), _mm256_cmpgt_epi32(lead, _mm256_set1_epi32(125))),
+      _mm256_or_si256(_mm256_and_si256(no_s, no_c),
+                      _mm256_or_si256(small, _mm256_cmpeq_epi32(rfield, ff))));
+  const int mask = _mm256_movemask_ps(_mm256_castsi256_ps(bad));
+  d = _mm256_blendv_epi8(r, d, bad);
+  return mask;
+}
+#endif
+
 }  // namespace
+
+#if defined(__x86_64__)
+// Pass 2 of a chunk with the eight chains in vector lanes; MXCSR is saved and restored (the
+// conversions set its inexact flag).
+template <class Model>
+__attribute__((target("avx2"))) void late_c_pass2_lanes(const LateC& lp,
+                                                        const BlockSum (*pre)[kChains],
+                                                        std::size_t nb, std::size_t b0,
+                                                        std::uint64_t* d, Model&& model_block) {
+  const unsigned csr = _mm_getcsr();
+  alignas(32) std::int32_t v[kChains];
+  for (int c = 0; c < kChains; ++c) v[c] = static_cast<std::int32_t>(d[c]);
+  __m256i dv = _mm256_load_si256(reinterpret_cast<const __m256i*>(v));
+  for (std::size_t j = 0; j < nb; ++j) {
+    const __m256i old = dv;
+    const int bad = late_c_step8(lp, pre[j], dv);
+    if (bad) {
+      alignas(32) std::int32_t o[kChains], r[kChains];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(o), old);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(r), dv);
+      for (int c = 0; c < kChains; ++c)
+        if (bad & (1 << c))
+          r[c] = static_cast<std::int32_t>(model_block(c, b0 + j, static_cast<std::uint32_t>(o[c])));
+      dv = _mm256_load_si256(reinterpret_cast<const __m256i*>(r));
+    }
+  }
+  _mm256_store_si256(reinterpret_cast<__m256i*>(v), dv);
+  for (int c = 0; c < kChains; ++c) d[c] = static_cast<std::uint32_t>(v[c]);
+  _mm_setcsr(csr);
+}
+#endif
 
 template <int L, int I>
 void FdpaKernel::late_c_run(const DecodedOperands& a, const std::size_t* offset_a,
@@ -204,21 +323,33 @@ void FdpaKernel::late_c_run(const DecodedOperands& a, const std::size_t* offset_
   const std::int32_t bias = p_.frac_bits - product_man_bits_;
   const LateC lp{p_.frac_bits, p_.late_sum_frac_bits, p_.late_c_frac_bits, p_.late_c_drop_below};
   const Pass1Fn<L, I> pass1 = pick_pass1<L, I>();
-  BlockSum pre[kChains][kChunkBlocks];
+  BlockSum pre[kChunkBlocks][kChains];  // a block's chains side by side
+  auto model_block = [&](int c, std::size_t blk, std::uint64_t dc) {
+    const std::size_t i = blk * L;
+    return general(L, dc, a.codes.data() + offset_a[c] + i,
+                   b.codes.data() + offset_b[c] + i * stride_b, stride_b);
+  };
+#if defined(__x86_64__)
+  // Eight chains in the lanes of pass 2 where AVX2 is here and MXCSR rounds to nearest.
+  const bool lanes = n == kChains && !portable_dispatch() && cpu_features().avx2 &&
+                     (_mm_getcsr() & 0x6000) == 0;
+#endif
   for (std::size_t b0 = 0; b0 < nblocks; b0 += kChunkBlocks) {
     const std::size_t nb = std::min(kChunkBlocks, nblocks - b0);
     for (int c = 0; c < n; ++c) {
       const std::size_t i = b0 * L;
       pass1(a.sig.data() + offset_a[c] + i, a.lead.data() + offset_a[c] + i, sb[c] + i,
-            eb[c] + i, bias, nb, pre[c]);
+            eb[c] + i, bias, nb, &pre[0][c]);
     }
+#if defined(__x86_64__)
+    if (lanes) {
+      late_c_pass2_lanes(lp, pre, nb, b0, d, model_block);
+      continue;
+    }
+#endif
     for (std::size_t j = 0; j < nb; ++j)
       for (int c = 0; c < n; ++c)
-        if (!late_c_step(lp, pre[c][j].sum, pre[c][j].lead, d[c])) {
-          const std::size_t i = (b0 + j) * L;
-          d[c] = general(L, d[c], a.codes.data() + offset_a[c] + i,
-                         b.codes.data() + offset_b[c] + i * stride_b, stride_b);
-        }
+        if (!late_c_step(lp, pre[j][c].sum, pre[j][c].lead, d[c])) d[c] = model_block(c, b0 + j, d[c]);
   }
   if (nblocks * L < k)  // the partial last block, as fdpa takes it
     for (int c = 0; c < n; ++c)

@@ -285,6 +285,51 @@ TEST(FdpaKernel, BlocksOfTheLargestSignificands) {
   EXPECT_GT(compared, 100);
 }
 
+// The late-C path's eight lanes (CDNA3: dot_many with eight columns): C far below the block
+// (dropped for fp8, floored for the others: tiny negative C moves the result), far above it,
+// zero of either sign, subnormal, NaN and inf, against fdpa column by column.
+TEST(FdpaKernel, LateCLanesAgreeWithTheModel) {
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f32 = parse_format("f32"), f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  const std::uint64_t cs[] = {0xA6800000, 0x26800000, 0xB3000001, 0x00000000, 0x80000000,
+                              0x00000123, 0x80400000, 0x5F000000, 0xDF000000, 0x3F800000,
+                              0xC0400000, 0x7FC00000, 0xFF800000, 0x3A000000, 0xBA000000};
+  int compared = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    if (e.preset != "cdna3") continue;
+    const Format in = parse_format(e.input);
+    if (in.precision() > 12) continue;
+    const auto p = unit_for(e, in, f32);
+    if (!p) continue;
+    const FdpaKernel kernel(*p, in, f32);
+    for (int t = 0; t < 40; ++t) {
+      const std::size_t k = t % 3 == 0 ? 16 : t % 3 == 1 ? 64 : 250, n = 8;
+      std::vector<std::uint64_t> a(k), b(k * n);
+      const double scale = std::ldexp(1.0, static_cast<int>(rng() % 21) - 10);
+      for (auto& v : a) v = convert(std::bit_cast<std::uint64_t>(normal(rng) * scale), f64, in, sat).bits;
+      for (auto& v : b) v = convert(std::bit_cast<std::uint64_t>(normal(rng)), f64, in, sat).bits;
+      std::vector<std::uint64_t> c(n), got(n);
+      for (auto& v : c) v = cs[rng() % std::size(cs)];
+      const DecodedOperands da = kernel.decode(a), db = kernel.decode(b);
+      const std::vector<std::size_t> oa(n, 0);
+      std::vector<std::size_t> ob(n);
+      for (std::size_t j = 0; j < n; ++j) ob[j] = j * k;
+      kernel.dot_many(da, oa, db, ob, 1, k, c, got);
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::vector<std::uint64_t> col(b.begin() + static_cast<std::ptrdiff_t>(j * k),
+                                             b.begin() + static_cast<std::ptrdiff_t>((j + 1) * k));
+        ASSERT_EQ(got[j], fdpa(*p, in, f32, a, col, c[j]))
+            << e.input << " t=" << t << " j=" << j << " c=" << c[j];
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
 TEST(FdpaKernel, DotManyChecksItsSpans) {
   const Format f16 = parse_format("f16"), f32 = parse_format("f32");
   const FdpaKernel kernel(find_matrix_unit("ampere", f16, f32), f16, f32);
