@@ -119,6 +119,40 @@ FPC_LATE_AVX2 BlockSum block_sum_avx2(const std::int32_t* sa, const std::int32_t
   }
   return {hsum8(acc), e};
 }
+// block_sum<16, 2> with intrinsics: group 0 in the even lanes, group 1 in the odd ones.
+FPC_LATE_AVX2 BlockSum block_sum_avx2_pairs16(const std::int32_t* sa, const std::int32_t* ea,
+                                              const std::int32_t* sb, const std::int32_t* eb,
+                                              __m128i bias) {
+  const __m256i none = _mm256_set1_epi32(kNoLead), zero = _mm256_setzero_si256();
+  const __m256i cap = _mm256_set1_epi32(31);
+  __m256i prod[2], lead[2];
+  __m256i emax = none;
+  for (int v = 0; v < 2; ++v) {
+    prod[v] = _mm256_mullo_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(sa + 8 * v)),
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sb + 8 * v)));
+    lead[v] = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(ea + 8 * v)),
+                               _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + 8 * v)));
+    emax = _mm256_max_epi32(emax, _mm256_blendv_epi8(lead[v], none, _mm256_cmpeq_epi32(prod[v], zero)));
+  }
+  emax = _mm256_max_epi32(emax, _mm256_shuffle_epi32(emax, 0x4E));  // keeps each lane's parity
+  const __m128i e2 = _mm_max_epi32(_mm256_castsi256_si128(emax), _mm256_extracti128_si256(emax, 1));
+  const __m256i ev = _mm256_broadcastq_epi64(e2);  // [e0, e1, e0, e1, ...]
+  __m256i acc = zero;
+  for (int v = 0; v < 2; ++v) {
+    const __m256i rs = _mm256_max_epi32(_mm256_min_epi32(_mm256_sub_epi32(ev, lead[v]), cap), zero);
+    const __m256i q = _mm256_srlv_epi32(_mm256_sll_epi32(_mm256_abs_epi32(prod[v]), bias), rs);
+    acc = _mm256_add_epi32(acc, _mm256_sign_epi32(q, prod[v]));
+  }
+  acc = _mm256_add_epi32(acc, _mm256_shuffle_epi32(acc, 0x4E));
+  const __m128i g = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  const std::int32_t e0 = _mm_cvtsi128_si32(e2), e1 = _mm_extract_epi32(e2, 1);
+  const std::int32_t g0 = _mm_cvtsi128_si32(g), g1 = _mm_extract_epi32(g, 1);
+  const std::int32_t e = std::max(e0, e1);
+  std::int32_t sum = 0;
+  if (e0 != kNoLead) sum += g0 >> std::min(e - e0, 31);  // floor
+  if (e1 != kNoLead) sum += g1 >> std::min(e - e1, 31);
+  return {sum, e};
+}
 template <int L, int I>
 __attribute__((target("avx2"), flatten)) void pass1_avx2(
     const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
@@ -127,6 +161,10 @@ __attribute__((target("avx2"), flatten)) void pass1_avx2(
     const __m128i b = _mm_cvtsi32_si128(bias);
     for (std::size_t j = 0; j < nb; ++j)
       out[j * kChains] = block_sum_avx2<L>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, b);
+  } else if constexpr (I == 2 && L == 16) {
+    const __m128i b = _mm_cvtsi32_si128(bias);
+    for (std::size_t j = 0; j < nb; ++j)
+      out[j * kChains] = block_sum_avx2_pairs16(sa + j * L, ea + j * L, sb + j * L, eb + j * L, b);
   } else {
     for (std::size_t j = 0; j < nb; ++j)
       out[j * kChains] = block_sum<L, I>(sa + j * L, ea + j * L, sb + j * L, eb + j * L, bias);
