@@ -696,6 +696,8 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
                  p.scale_block >= 0 && pack_f32_rz_ && p.acc_frac_bits < 0 &&
                  subsum_serves(p, f);
 
+  f16_chain_fast_ = f16_chain_serves(p, f);
+
   // The late-C path (CDNA3): the fused block with C added after it, fp32 rounded to nearest
   // even; block sums within int32 (two groups of up to 2^(F + 2 + log2 L) each).
   late_c_fast_ = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
@@ -963,10 +965,11 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     } while (i < k);
     return d;
   }
-  if ((late_c_fast_ || subsum_fast_) && !a.special && !b.special) {
+  if ((late_c_fast_ || subsum_fast_ || f16_chain_fast_) && !a.special && !b.special) {
     std::uint64_t d = c;
     if (late_c_fast_) dot_late_c(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
-    else dot_subsum(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
+    else if (subsum_fast_) dot_subsum(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
+    else dot_f16_chain(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
     return d;
   }
   if (!fast_ || a.special || b.special) return model_dot(a, offset_a, b, offset_b, stride_b, k, c);
@@ -1066,7 +1069,8 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
   }
   const bool late = late_c_fast_ && !a.special && !b.special;
   const bool subsums = subsum_fast_ && !a.special && !b.special;
-  if ((!two_pass_applies(a, b, k) && !late && !subsums) || exact_fast_) {
+  const bool chain16 = f16_chain_fast_ && !a.special && !b.special;
+  if ((!two_pass_applies(a, b, k) && !late && !subsums && !chain16) || exact_fast_) {
     for (std::size_t i = 0; i < count; ++i)
       out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]);
     return;
@@ -1098,6 +1102,7 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     }
     if (late) dot_late_c(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
     else if (subsums) dot_subsum(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
+    else if (chain16) dot_f16_chain(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
     else dot_two_pass(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
     for (int j = 0; j < n; ++j) out[i + j] = d[j];
     i += static_cast<std::size_t>(n);

@@ -330,6 +330,22 @@ TEST(FdpaKernel, LateCLanesAgreeWithTheModel) {
   EXPECT_GT(compared, 1000);
 }
 
+// The binary16 fma chain (x86-avx512-fp16): 1.5 * 1.333984375 = 2 (1 + 2^-11), the tie between
+// 2 and 2 + 2^-9; C = 2^-20 puts the exact sum above it (0x4001), C = 0 leaves the tie to even
+// (0x4000), C = -2^-20 below it (0x4000). A product of two subnormals (2^-24 * 2^-24) added to
+// -0 rounds to -0; 65504 + 16 overflows (inf, x86's rule: the model decides).
+TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
+  const Format f16 = parse_format("f16");
+  const FdpaKernel k(find_matrix_unit("x86-avx512-fp16", f16, f16), f16, f16);
+  ASSERT_TRUE(k.fast());
+  const std::vector<std::uint64_t> x{0x3E00}, y{0x3D56};  // 1.5, 1.333984375
+  EXPECT_EQ(k.dot(x, y, 0x0010), 0x4001u);  // + 2^-20
+  EXPECT_EQ(k.dot(x, y, 0x0000), 0x4000u);
+  EXPECT_EQ(k.dot(x, y, 0x8010), 0x4000u);
+  EXPECT_EQ(k.dot(std::vector<std::uint64_t>{0x0001}, std::vector<std::uint64_t>{0x8001}, 0x8000), 0x8000u);
+  EXPECT_EQ(k.dot(std::vector<std::uint64_t>{0x7BFF}, std::vector<std::uint64_t>{0x3C00}, 0x4C00), 0x7C00u);
+}
+
 TEST(FdpaKernel, DotManyChecksItsSpans) {
   const Format f16 = parse_format("f16"), f32 = parse_format("f32");
   const FdpaKernel kernel(find_matrix_unit("ampere", f16, f32), f16, f32);

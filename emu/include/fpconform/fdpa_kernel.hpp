@@ -52,7 +52,8 @@ class FdpaKernel {
   FdpaKernel(const FdpaParams& p, const FdpaFormats& f);
   // Whether the integer path applies to these parameters and formats (else dot = fdpa).
   bool fast() const {
-    return fast_ || exact_fast_ || late_c_fast_ || subsum_fast_ || host_ != nullptr;
+    return fast_ || exact_fast_ || late_c_fast_ || subsum_fast_ || f16_chain_fast_ ||
+           host_ != nullptr;
   }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
@@ -102,6 +103,12 @@ class FdpaKernel {
   void late_c_run(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
+  // The binary16 fma chain (fdpa_f16_chain.cpp), the same interface.
+  static bool f16_chain_serves(const FdpaParams& p, const FdpaFormats& f);
+  void dot_f16_chain(const DecodedOperands& a, const std::size_t* offset_a,
+                     const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
+                     const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
+                     std::uint64_t* d, int n) const;
   // The sub-sum path (fdpa_subsum.cpp), the same interface.
   static bool subsum_serves(const FdpaParams& p, const FdpaFormats& f);
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
@@ -118,6 +125,7 @@ class FdpaKernel {
   bool exact_fast_ = false;  // the exact structure's integer path applies
   bool late_c_fast_ = false;  // the late-C path applies (fp32 output rounded to nearest even)
   bool subsum_fast_ = false;  // the sub-sum path applies (fp32 output toward zero)
+  bool f16_chain_fast_ = false;  // the binary16 fma chain path applies
   int exact_base_ = 0;       // weight of the last bit of digit 0
   int exact_digits_ = 0;     // digits in a row
   bool pack_f32_rz_ = false;
