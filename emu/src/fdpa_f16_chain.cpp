@@ -15,6 +15,11 @@
 #include <vector>
 
 #include "fpconform/fdpa_kernel.hpp"
+#include "fpconform/core/cpu_features.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace fpconform {
 
@@ -91,6 +96,69 @@ void chain_lanes(const double* a, const double* b, std::size_t k, double* acc_ou
   }
 }
 
+#if defined(__x86_64__)
+#define FPC_F16_AVX2 __attribute__((target("avx2"), always_inline)) inline
+// fma16 on four lanes (64-bit integer lanes for the bit work); overflow lanes all ones.
+FPC_F16_AVX2 __m256d fma16_x4(__m256d x, __m256d y, __m256d c, __m256i& overflow) {
+  const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1);
+  const __m256d p = _mm256_mul_pd(x, y);
+  const __m256d s = _mm256_add_pd(p, c);
+  const __m256d bb = _mm256_sub_pd(s, p);
+  const __m256d err = _mm256_add_pd(_mm256_sub_pd(p, _mm256_sub_pd(s, bb)), _mm256_sub_pd(c, bb));
+  __m256i bits = _mm256_castpd_si256(s);
+  const __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(err, _mm256_setzero_pd(), _CMP_NEQ_UQ));
+  const __m256i even = _mm256_cmpeq_epi64(_mm256_and_si256(bits, one), zero);
+  const __m256i move = _mm256_and_si256(inexact, even);
+  const __m256i differ = _mm256_cmpgt_epi64(zero, _mm256_xor_si256(_mm256_castpd_si256(err), bits));
+  // +1 where the signs agree (away from zero), -1 where they differ.
+  bits = _mm256_add_epi64(bits, _mm256_and_si256(move, _mm256_or_si256(differ, one)));
+  const __m256i absm = _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF);
+  const __m256i mag = _mm256_and_si256(bits, absm);
+  const __m256i is_zero = _mm256_cmpeq_epi64(mag, zero);
+  const __m256i e = _mm256_sub_epi64(_mm256_srli_epi64(mag, 52), _mm256_set1_epi64x(1023));
+  const __m256i m = _mm256_or_si256(_mm256_and_si256(mag, _mm256_set1_epi64x((1ll << 52) - 1)),
+                                    _mm256_set1_epi64x(1ll << 52));
+  const __m256i below = _mm256_sub_epi64(_mm256_set1_epi64x(-14), e);
+  const __m256i sh = _mm256_add_epi64(_mm256_set1_epi64x(42),
+                                      _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, below), below));
+  const __m256i in_range = _mm256_cmpgt_epi64(_mm256_set1_epi64x(64), sh);
+  __m256i q = _mm256_srlv_epi64(m, sh);
+  const __m256i rem = _mm256_and_si256(m, _mm256_sub_epi64(_mm256_sllv_epi64(one, sh), one));
+  const __m256i half = _mm256_sllv_epi64(one, _mm256_sub_epi64(sh, one));
+  const __m256i up = _mm256_or_si256(
+      _mm256_cmpgt_epi64(rem, half),
+      _mm256_and_si256(_mm256_cmpeq_epi64(rem, half), _mm256_cmpeq_epi64(_mm256_and_si256(q, one), one)));
+  q = _mm256_and_si256(in_range, _mm256_add_epi64(q, _mm256_and_si256(up, one)));
+  // q < 2^12 as a double (2^52 + q - 2^52), times 2^(e - 52 + sh), exactly.
+  const __m256d magic = _mm256_set1_pd(0x1p52);
+  const __m256d qd = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(q, _mm256_castpd_si256(magic))), magic);
+  const __m256i k = _mm256_add_epi64(_mm256_sub_epi64(e, _mm256_set1_epi64x(52)), sh);
+  const __m256d scale = _mm256_castsi256_pd(_mm256_slli_epi64(
+      _mm256_add_epi64(_mm256_blendv_epi8(k, zero, is_zero), _mm256_set1_epi64x(1023)), 52));
+  const __m256d v = _mm256_mul_pd(qd, scale);
+  overflow = _mm256_or_si256(overflow, _mm256_andnot_si256(is_zero,
+      _mm256_or_si256(_mm256_cmpgt_epi64(e, _mm256_set1_epi64x(15)),
+                      _mm256_castpd_si256(_mm256_cmp_pd(v, _mm256_set1_pd(65536.0), _CMP_GE_OQ)))));
+  const __m256d signed_v = _mm256_or_pd(v, _mm256_castsi256_pd(_mm256_andnot_si256(absm, bits)));
+  return _mm256_blendv_pd(signed_v, s, _mm256_castsi256_pd(is_zero));  // exact zeros: s's sign
+}
+
+__attribute__((target("avx2"))) void chain_lanes_avx2(const double* a, const double* b,
+                                                      std::size_t k, double* acc_out,
+                                                      bool* overflow_out) {
+  __m256d c0 = _mm256_loadu_pd(acc_out), c1 = _mm256_loadu_pd(acc_out + 4);
+  __m256i o0 = _mm256_setzero_si256(), o1 = _mm256_setzero_si256();
+  for (std::size_t i = 0; i < k; ++i) {
+    c0 = fma16_x4(_mm256_loadu_pd(a + i * kLanes), _mm256_loadu_pd(b + i * kLanes), c0, o0);
+    c1 = fma16_x4(_mm256_loadu_pd(a + i * kLanes + 4), _mm256_loadu_pd(b + i * kLanes + 4), c1, o1);
+  }
+  _mm256_storeu_pd(acc_out, c0);
+  _mm256_storeu_pd(acc_out + 4, c1);
+  const int m = _mm256_movemask_pd(_mm256_castsi256_pd(o0)) | (_mm256_movemask_pd(_mm256_castsi256_pd(o1)) << 4);
+  for (int c = 0; c < kLanes; ++c) overflow_out[c] = overflow_out[c] || ((m >> c) & 1);
+}
+#endif
+
 }  // namespace
 
 bool FdpaKernel::f16_chain_serves(const FdpaParams& p, const FdpaFormats& f) {
@@ -110,17 +178,25 @@ void FdpaKernel::dot_f16_chain(const DecodedOperands& a, const std::size_t* offs
   // Operand values in binary64 (exact: they are binary16 values), lane by lane per product
   // (unused lanes: zeros). A zero keeps its sign (from the code): fma's zero results follow it.
   thread_local std::vector<double> av, bv;
-  av.assign(kLanes * k, 0.0);
-  bv.assign(kLanes * k, 0.0);
+  av.resize(kLanes * k);
+  bv.resize(kLanes * k);
   const std::uint64_t sign_a = in_.sign_mask(), sign_b = in_b_.sign_mask();
-  for (int c = 0; c < n; ++c)
-    for (std::size_t i = 0; i < k; ++i) {
+  const int ma = in_.man_bits, mb = in_b_.man_bits;
+  for (std::size_t i = 0; i < k; ++i) {
+    double* ai = av.data() + i * kLanes;
+    double* bi = bv.data() + i * kLanes;
+    for (int c = 0; c < kLanes; ++c) {
+      if (c >= n) {
+        ai[c] = bi[c] = 0.0;
+        continue;
+      }
       const std::size_t ia = offset_a[c] + i;
-      av[i * kLanes + c] = a.sig[ia] ? a.sig[ia] * pow2(a.lead[ia] - in_.man_bits)
-                                     : ((a.codes[ia] & sign_a) ? -0.0 : 0.0);
-      bv[i * kLanes + c] = sb[c][i] ? sb[c][i] * pow2(eb[c][i] - in_b_.man_bits)
-                                    : ((b.codes[offset_b[c] + i * stride_b] & sign_b) ? -0.0 : 0.0);
+      const std::int32_t sa = a.sig[ia], sbv = sb[c][i];
+      ai[c] = sa ? sa * pow2(a.lead[ia] - ma) : ((a.codes[ia] & sign_a) ? -0.0 : 0.0);
+      bi[c] = sbv ? sbv * pow2(eb[c][i] - mb)
+                  : ((b.codes[offset_b[c] + i * stride_b] & sign_b) ? -0.0 : 0.0);
     }
+  }
   double acc[kLanes] = {};
   bool overflow[kLanes] = {};
   for (int c = 0; c < n; ++c) {
@@ -128,7 +204,12 @@ void FdpaKernel::dot_f16_chain(const DecodedOperands& a, const std::size_t* offs
     overflow[c] = ((code >> 10) & 0x1F) == 0x1F;  // NaN or inf C: the model
     acc[c] = f16_value(code);
   }
-  chain_lanes(av.data(), bv.data(), k, acc, overflow);
+#if defined(__x86_64__)
+  if (!portable_dispatch() && cpu_features().avx2)
+    chain_lanes_avx2(av.data(), bv.data(), k, acc, overflow);
+  else
+#endif
+    chain_lanes(av.data(), bv.data(), k, acc, overflow);
   for (int c = 0; c < n; ++c)
     d[c] = overflow[c] ? model_dot(a, offset_a[c], b, offset_b[c], stride_b, k, d[c])
                        : f16_code(acc[c]);
