@@ -5,7 +5,9 @@
 // error (TwoSum), moved one ulp toward the error when its last bit is even. Rounding to odd
 // keeps a sticky bit, so with 53 >= 11 + 2 the second rounding is the correct one (Boldo and
 // Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to
-// odd", IEEE TC 57(4), 2008). The rounding to binary16 (normal or subnormal) is done on the
+// odd", IEEE TC 57(4), 2008). (For binary16 operands the binary64 sum is already exact
+// wherever the second rounding could tell; rounding to odd makes that no assumption.) The
+// rounding to binary16 (normal or subnormal) is done on the
 // binary64 pattern in integers; the chain's values stay binary64 holding binary16 values. Eight
 // dot products run interleaved. A dot product that overflows binary16, or meets NaN or inf in
 // its operands or C, is left to the model (fdpa), whose NaN and overflow rules decide.

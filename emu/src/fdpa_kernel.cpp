@@ -1,5 +1,6 @@
 // FdpaKernel: the integer fast path of fdpa (see fdpa_kernel.hpp).
 #include "fpconform/fdpa_kernel.hpp"
+#include "avx2_reduce.hpp"
 
 #include "fpconform/core/cpu_features.hpp"
 
@@ -332,18 +333,8 @@ void two_pass_base(const TwoPass& t, const Chain* ch, int n, std::size_t nblocks
 #if defined(__x86_64__) || defined(__i386__)
 #define FPC_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 
-FPC_AVX2_INLINE std::int32_t hmax8(__m256i v) {
-  __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4E));
-  m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xB1));
-  return _mm_cvtsi128_si32(m);
-}
-FPC_AVX2_INLINE std::int32_t hsum8(__m256i v) {
-  __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4E));
-  m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xB1));
-  return _mm_cvtsi128_si32(m);
-}
+using detail::hmax8;
+using detail::hsum8;
 
 // sum over the V vectors at w of (w >> dd), arithmetic shifts.
 template <int V>

@@ -18,6 +18,7 @@
 #endif
 
 #include "fpconform/fdpa_kernel.hpp"
+#include "avx2_reduce.hpp"
 #include "fpconform/core/cpu_features.hpp"
 
 namespace fpconform {
@@ -79,18 +80,8 @@ void pass1_base(const std::int32_t* sa, const std::int32_t* ea, const std::int32
 }
 #if defined(__x86_64__)
 #define FPC_LATE_AVX2 __attribute__((target("avx2"), always_inline)) inline
-FPC_LATE_AVX2 std::int32_t hmax8(__m256i v) {
-  __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4E));
-  m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0xB1));
-  return _mm_cvtsi128_si32(m);
-}
-FPC_LATE_AVX2 std::int32_t hsum8(__m256i v) {
-  __m128i m = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0x4E));
-  m = _mm_add_epi32(m, _mm_shuffle_epi32(m, 0xB1));
-  return _mm_cvtsi128_si32(m);
-}
+using detail::hmax8;
+using detail::hsum8;
 // block_sum<L, 1> with intrinsics, 8 products per vector (GCC leaves the loops scalar).
 template <int L>
 FPC_LATE_AVX2 BlockSum block_sum_avx2(const std::int32_t* sa, const std::int32_t* ea,
