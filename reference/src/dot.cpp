@@ -19,6 +19,22 @@ namespace fpconform::reference {
 
 namespace {
 
+// MPFR and GMP variables cleared on every way out (decode throws for a code outside its format).
+struct MpfrVar {
+  mpfr_t v;
+  explicit MpfrVar(mpfr_prec_t prec) { mpfr_init2(v, prec); }
+  ~MpfrVar() { mpfr_clear(v); }
+  MpfrVar(const MpfrVar&) = delete;
+  MpfrVar& operator=(const MpfrVar&) = delete;
+};
+struct MpzVar {
+  mpz_t v;
+  MpzVar() { mpz_init(v); }
+  ~MpzVar() { mpz_clear(v); }
+  MpzVar(const MpzVar&) = delete;
+  MpzVar& operator=(const MpzVar&) = delete;
+};
+
 // x (finite, non-zero) = m * 2^e exactly.
 long to_integer(mpz_t m, mpfr_srcptr x) { return static_cast<long>(mpfr_get_z_2exp(m, x)); }
 
@@ -43,10 +59,10 @@ const std::vector<CodeEntry>& table_of(const Format& f) {
     if (g == f) return *t;
   auto t = std::make_unique<std::vector<CodeEntry>>(std::size_t{1} << f.width());
   detail::RangeGuard guard;
-  mpfr_t x;
-  mpfr_init2(x, 80);
-  mpz_t m;
-  mpz_init(m);
+  MpfrVar xv(80);
+  MpzVar mv;
+  mpfr_ptr x = xv.v;
+  mpz_ptr m = mv.v;
   for (std::size_t code = 0; code < t->size(); ++code) {
     CodeEntry& c = (*t)[code];
     if (!decode(x, code, f, false) || mpfr_inf_p(x)) continue;  // NaN, inf: special
@@ -62,8 +78,6 @@ const std::vector<CodeEntry>& table_of(const Format& f) {
     c.m = static_cast<std::int32_t>(mpz_get_si(m));
     c.e = static_cast<std::int32_t>(e);
   }
-  mpz_clear(m);
-  mpfr_clear(x);
   cache.emplace_back(f, std::move(t));
   return *cache.back().second;
 }
@@ -112,9 +126,8 @@ static void accumulate(mpz_t acc, long& lsb, bool& any, mpz_t term, long e) {
 void ExactAccumulator::add_product(std::uint64_t a, const Format& fa, std::uint64_t b,
                                    const Format& fb) {
   detail::RangeGuard guard;
-  mpfr_t x, y;
-  mpfr_init2(x, 80);
-  mpfr_init2(y, 80);
+  MpfrVar xv(80), yv(80);
+  mpfr_ptr x = xv.v, y = yv.v;
   bool sx = false, sy = false;
   const bool xn = !decode(x, a, fa, false, &sx), yn = !decode(y, b, fb, false, &sy);
   if (xn || yn) {
@@ -127,15 +140,11 @@ void ExactAccumulator::add_product(std::uint64_t a, const Format& fa, std::uint6
     ((mpfr_signbit(x) != 0) != (mpfr_signbit(y) != 0) ? any_neg_zero_ : any_pos_zero_) = true;
   } else {
     all_zero_terms_ = false;
-    mpz_t m2;
-    mpz_init(m2);
-    const long e1 = to_integer(term_, x), e2 = to_integer(m2, y);
-    mpz_mul(term_, term_, m2);
-    mpz_clear(m2);
+    MpzVar m2;
+    const long e1 = to_integer(term_, x), e2 = to_integer(m2.v, y);
+    mpz_mul(term_, term_, m2.v);
     accumulate(acc_, lsb_, any_term_, term_, e1 + e2);
   }
-  mpfr_clear(x);
-  mpfr_clear(y);
 }
 
 void ExactAccumulator::add_products(std::span<const std::uint64_t> a, const Format& fa,
@@ -213,8 +222,8 @@ void ExactAccumulator::merge_buckets() const {
 
 void ExactAccumulator::add(std::uint64_t c, const Format& fc) {
   detail::RangeGuard guard;
-  mpfr_t x;
-  mpfr_init2(x, 80);
+  MpfrVar xv(80);
+  mpfr_ptr x = xv.v;
   bool signaling = false;
   if (!decode(x, c, fc, false, &signaling)) {
     nan_ = true;
@@ -228,7 +237,6 @@ void ExactAccumulator::add(std::uint64_t c, const Format& fc) {
     const long e = to_integer(term_, x);
     accumulate(acc_, lsb_, any_term_, term_, e);
   }
-  mpfr_clear(x);
 }
 
 void ExactAccumulator::value(mpfr_t out) const {
