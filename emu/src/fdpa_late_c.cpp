@@ -3,9 +3,10 @@
 // block of a chunk first (pass 1: per group, products truncated to F fraction bits of the
 // group's largest product lead; the groups cut by floor to the block's lead); only the late
 // addition of C waits for the previous block (pass 2), and several dot products run their
-// pass 2 interleaved. Pass 2 is fdpa's late stage in int64: with e = max(block lead, C's
-// lead), the sum floored to late_sum_frac_bits and C to late_c_frac_bits fraction bits of 2^e
-// (C left out below e - late_c_drop_below), their exact sum rounded to nearest even into fp32.
+// pass 2 together. Pass 2 is fdpa's late stage: with e = max(block lead, C's lead), the sum
+// floored to late_sum_frac_bits and C to late_c_frac_bits fraction bits of 2^e (C left out
+// below e - late_c_drop_below), their exact sum rounded to nearest even into fp32; in int64
+// per dot product, or for eight at once in AVX2 lanes (late_c_step8).
 // A block whose result is zero, subnormal or out of range, whose C is NaN or inf, or whose
 // products might overflow goes to the model (FdpaKernel::general), as does a partial last block.
 #include <algorithm>

@@ -4,7 +4,11 @@
 // directly for fp32 results rounded toward zero (with or without the e8m13 cut). Results are
 // identical to `fdpa` for every input; whatever the short path does not serve (NaN/inf
 // operands, all-zero blocks, subnormal or overflowing results, other outputs) goes to the
-// general code of that block.
+// general code of that block. Blocks whose aligned products sum within int32 run in two passes
+// (the C-free alignment and sum of every block first, then the chain through C), eight dot
+// products at a time. Three variants of the fused block have paths of their own: a late C
+// (CDNA3, fdpa_late_c.cpp), exact sub-sums (the fp4 kinds with unit scales, fdpa_subsum.cpp),
+// and the binary16 fma chain (fdpa_f16_chain.cpp: binary64 with rounding to odd).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
