@@ -722,6 +722,13 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
       exact_fast_ = false;
     }
   }
+  // Narrow inputs whose products (and their sum, for up to 2^24 of them) fit 120 bits at one
+  // unit, into binary32 to nearest even: one 128-bit integer per step instead of digit rows.
+  exact_lo_ = (in.emin() - in.man_bits) + (in_b_.emin() - in_b_.man_bits);
+  exact_i128_ = exact_fast_ && out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
+                ieee_out_ && p.out_rounding.mode == RoundingMode::rne &&
+                !p.flush_subnormal_outputs && p.acc_frac_bits < 0 &&
+                (in.emax() + 1) + (in_b_.emax() + 1) - exact_lo_ + 24 <= 120;
   if (exact_fast_) {
     // Every product's last bit is >= 2 (emin - m), C's >= emin_out - m_out; every product is
     // below 2^(2 emax + 2), C below 2^(emax_out + 1). Digits cover that, plus one digit for a
@@ -803,11 +810,65 @@ std::uint64_t FdpaKernel::general(std::size_t n, std::uint64_t c, const std::uin
 // One exact step: sum_i a_i b_i + c without rounding, then fdpa's final rounding (finish():
 // round_to_format under out_rounding with the output flush). Zero sums (IEEE's zero-sign rules),
 // NaN/inf in C and empty steps go to fdpa.
+// An exact step whose products all fit one 128-bit integer at the unit 2^exact_lo_ (narrow
+// formats: f16 spans 2^-48 .. 2^33), with C, rounded to nearest even into binary32. False (r
+// unset) where exact_block's digit rows must decide: NaN/inf C, a C outside the integer's
+// range, a zero sum (IEEE's zero signs), a subnormal or out-of-range result.
+bool FdpaKernel::exact_block_i128(const std::int32_t* sa, const std::int32_t* ea,
+                                  const std::int32_t* sb, const std::int32_t* eb, std::size_t n,
+                                  std::uint64_t c, std::uint64_t& r) const {
+  using i128 = __int128;
+  const std::uint64_t field = (c >> 23) & 0xFF, frac = c & 0x7FFFFF;
+  if (field == 0xFF) return false;
+  i128 t = 0;
+  const std::int32_t base = -product_man_bits_ - exact_lo_;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t prod = static_cast<std::int64_t>(sa[i]) * sb[i];
+    const std::int32_t sh = std::max(ea[i] + eb[i] + base, 0);  // a zero operand: far below
+    t += static_cast<i128>(prod) * (static_cast<i128>(1) << std::min(sh, 100));
+  }
+  if (c & 0x7FFFFFFF) {
+    const std::int32_t cexp = field ? static_cast<std::int32_t>(field) - 150 : -149;
+    const std::int32_t sh = cexp - exact_lo_;
+    if (sh < 0 || sh > 96) return false;
+    const i128 cm = static_cast<i128>(field ? frac | 0x800000 : frac) << sh;
+    t += (c >> 31) ? -cm : cm;
+  }
+  if (t == 0) return false;
+  const bool negative = t < 0;
+  const auto mag = static_cast<unsigned __int128>(negative ? -t : t);
+  const auto hi = static_cast<std::uint64_t>(mag >> 64), lo = static_cast<std::uint64_t>(mag);
+  const int len = hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(lo);
+  int lead = exact_lo_ + len - 1;
+  std::uint64_t top;
+  if (len <= 24) {
+    top = lo << (24 - len);
+  } else {
+    const int sh = len - 24;
+    top = static_cast<std::uint64_t>(mag >> sh);
+    const unsigned __int128 rem = mag & ((static_cast<unsigned __int128>(1) << sh) - 1);
+    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (sh - 1);
+    if (rem > half || (rem == half && (top & 1))) ++top;
+    if (top >> 24) {
+      top >>= 1;
+      ++lead;
+    }
+  }
+  if (lead < -126 || lead > 127) return false;
+  r = (negative ? 0x80000000ull : 0) | (static_cast<std::uint64_t>(lead + 127) << 23) |
+      (top & 0x7FFFFF);
+  return true;
+}
+
 std::uint64_t FdpaKernel::exact_block(const std::int32_t* sa, const std::int32_t* ea,
                                       const std::int32_t* sb, const std::int32_t* eb,
                                       std::size_t n, std::uint64_t c,
                                       const std::uint64_t* codes_a, const std::uint64_t* codes_b,
                                       std::size_t stride_b) const {
+  if (exact_i128_ && n <= 64) {  // longer steps: the digit rows, whose four rows run in parallel
+    std::uint64_t r;
+    if (exact_block_i128(sa, ea, sb, eb, n, c, r)) return r;
+  }
   const ExactValue cv = fpconform::decode(c, out_);
   if (n == 0 || cv.is_nan() || cv.is_inf()) return general(n, c, codes_a, codes_b, stride_b);
   const int nd = exact_digits_;

@@ -84,6 +84,9 @@ class FdpaKernel {
                       const std::int32_t* eb, std::size_t n, std::uint64_t c,
                       const std::uint64_t* codes_a, const std::uint64_t* codes_b,
                       std::size_t stride_b) const;
+  bool exact_block_i128(const std::int32_t* sa, const std::int32_t* ea, const std::int32_t* sb,
+                        const std::int32_t* eb, std::size_t n, std::uint64_t c,
+                        std::uint64_t& r) const;
   std::uint64_t exact_block(const std::int32_t* sa, const std::int32_t* ea,
                             const std::int32_t* sb, const std::int32_t* eb, std::size_t n,
                             std::uint64_t c, const std::uint64_t* codes_a,
@@ -132,6 +135,8 @@ class FdpaKernel {
   bool f16_chain_fast_ = false;  // the binary16 fma chain path applies
   int exact_base_ = 0;       // weight of the last bit of digit 0
   int exact_digits_ = 0;     // digits in a row
+  bool exact_i128_ = false;  // exact steps of narrow inputs in one 128-bit integer (binary32 RNE)
+  int exact_lo_ = 0;         // its unit: the smallest product's last bit
   bool pack_f32_rz_ = false;
   bool sum32_ = false;  // the block sum fits int32
   bool shifted_sum32_ = false;  // the block's aligned products (without C) sum within int32
