@@ -13,7 +13,6 @@
 // its operands or C, is left to the model (fdpa), whose NaN and overflow rules decide.
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <vector>
 
 #include "fpconform/fdpa_kernel.hpp"

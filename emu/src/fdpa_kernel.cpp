@@ -680,18 +680,17 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
                  !p.flush_subnormal_outputs && p.acc_frac_bits <= 23;
 
   // The sub-sum path (fp4 kinds, unit scales): fp32 toward zero with no accumulator cut.
-  subsum_fast_ = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
+  const bool subsums = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
                  p.c_in_block && !p.late_c && p.instr_k == 0 && p.k_order == KOrder::natural &&
                  !p.c_last && p.interleave == 1 && p.product_bits < 0 && p.carry_bits < 0 &&
                  !p.product_overflow && !p.flush_subnormal_inputs && short_inputs &&
                  p.scale_block >= 0 && pack_f32_rz_ && p.acc_frac_bits < 0 &&
                  subsum_serves(p, f);
 
-  f16_chain_fast_ = f16_chain_serves(p, f);
 
   // The late-C path (CDNA3): the fused block with C added after it, fp32 rounded to nearest
   // even; block sums within int32 (two groups of up to 2^(F + 2 + log2 L) each).
-  late_c_fast_ = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
+  const bool late_c = p.structure == FdpaStructure::fused && p.align == AlignRounding::truncate &&
                  !p.c_in_block && p.late_c && p.instr_k == 0 && p.k_order == KOrder::natural &&
                  !p.c_last && p.product_bits < 0 && p.subsum == 0 && p.carry_bits < 0 &&
                  !p.flush_subnormal_inputs && short_inputs && p.zero_exp == INT_MIN &&
@@ -704,6 +703,10 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
                  out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
                  p.out_rounding.mode == RoundingMode::rne && !p.flush_subnormal_outputs &&
                  p.acc_frac_bits < 0;
+  variant_ = late_c ? &FdpaKernel::dot_late_c
+             : subsums ? &FdpaKernel::dot_subsum
+             : f16_chain_serves(p, f) ? &FdpaKernel::dot_f16_chain
+                                      : nullptr;
 
   // The exact path: plain exact steps (no sub-sums, flushing, accumulator cut or instruction
   // split), deterministic output rounding (the sum is handed on with >= 65 significant bits and
@@ -1017,11 +1020,9 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     } while (i < k);
     return d;
   }
-  if ((late_c_fast_ || subsum_fast_ || f16_chain_fast_) && !a.special && !b.special) {
+  if (variant_ && !a.special && !b.special) {
     std::uint64_t d = c;
-    if (late_c_fast_) dot_late_c(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
-    else if (subsum_fast_) dot_subsum(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
-    else dot_f16_chain(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
+    (this->*variant_)(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
     return d;
   }
   if (!fast_ || a.special || b.special) return model_dot(a, offset_a, b, offset_b, stride_b, k, c);
@@ -1119,10 +1120,11 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     }
     return;
   }
-  const bool late = late_c_fast_ && !a.special && !b.special;
-  const bool subsums = subsum_fast_ && !a.special && !b.special;
-  const bool chain16 = f16_chain_fast_ && !a.special && !b.special;
-  if ((!two_pass_applies(a, b, k) && !late && !subsums && !chain16) || exact_fast_) {
+  // A group of up to eight dot products: a variant's path, else the fused block's two passes.
+  const GroupPath group = variant_ && !a.special && !b.special ? variant_
+                          : two_pass_applies(a, b, k)           ? &FdpaKernel::dot_two_pass
+                                                                : nullptr;
+  if (!group || exact_fast_) {
     for (std::size_t i = 0; i < count; ++i)
       out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]);
     return;
@@ -1152,10 +1154,7 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
         eb[j] = ge;
       }
     }
-    if (late) dot_late_c(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
-    else if (subsums) dot_subsum(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
-    else if (chain16) dot_f16_chain(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
-    else dot_two_pass(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
+    (this->*group)(a, offset_a.data() + i, b, offset_b.data() + i, stride_b, sb, eb, k, d, n);
     for (int j = 0; j < n; ++j) out[i + j] = d[j];
     i += static_cast<std::size_t>(n);
   }

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
-#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -56,8 +56,7 @@ class FdpaKernel {
   FdpaKernel(const FdpaParams& p, const FdpaFormats& f);
   // Whether the integer path applies to these parameters and formats (else dot = fdpa).
   bool fast() const {
-    return fast_ || exact_fast_ || late_c_fast_ || subsum_fast_ || f16_chain_fast_ ||
-           host_ != nullptr;
+    return fast_ || exact_fast_ || variant_ != nullptr || host_ != nullptr;
   }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
@@ -130,9 +129,13 @@ class FdpaKernel {
   int product_man_bits_ = 0;  // fraction bits of an exact product: a's plus b's
   bool fast_ = false;
   bool exact_fast_ = false;  // the exact structure's integer path applies
-  bool late_c_fast_ = false;  // the late-C path applies (fp32 output rounded to nearest even)
-  bool subsum_fast_ = false;  // the sub-sum path applies (fp32 output toward zero)
-  bool f16_chain_fast_ = false;  // the binary16 fma chain path applies
+  // n <= 8 dot products of one group (dot_two_pass and the variants' paths).
+  using GroupPath = void (FdpaKernel::*)(const DecodedOperands&, const std::size_t*,
+                                         const DecodedOperands&, const std::size_t*, std::size_t,
+                                         const std::int32_t* const*, const std::int32_t* const*,
+                                         std::size_t, std::uint64_t*, int) const;
+  // The path of a fused-block variant that has its own (late C, sub-sums, binary16 chain).
+  GroupPath variant_ = nullptr;
   int exact_base_ = 0;       // weight of the last bit of digit 0
   int exact_digits_ = 0;     // digits in a row
   bool exact_i128_ = false;  // exact steps of narrow inputs in one 128-bit integer (binary32 RNE)
