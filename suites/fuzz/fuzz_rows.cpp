@@ -1,6 +1,7 @@
 // The recorded-rows reader of tools/engines/characterize (the plain layout of ROWS.md), from a stream.
 // The first byte chooses whether --in/--out are given and --c-zero. Property of accepted rows:
-// at least one case, a and b of equal non-zero length, codes within their formats' widths,
+// at least one case, a and b of equal non-zero length, codes within their formats' widths (b's
+// own format where the header gives `b=`),
 // one `where` per case.
 #include <sstream>
 
@@ -27,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const DotCase& c : rows.cases) {
     fpfuzz::require(!c.a.empty() && c.a.size() == c.b.size(), "rows", "a ragged or empty case");
     for (std::uint64_t v : c.a) fpfuzz::require((v & ~rows.in.code_mask()) == 0, "rows", "wide a");
-    for (std::uint64_t v : c.b) fpfuzz::require((v & ~rows.in.code_mask()) == 0, "rows", "wide b");
+    for (std::uint64_t v : c.b)
+      fpfuzz::require((v & ~rows.b_format().code_mask()) == 0, "rows", "wide b");
     fpfuzz::require((c.c & ~rows.out.code_mask()) == 0 && (c.d & ~rows.out.code_mask()) == 0,
                     "rows", "wide c or d");
     if (o.c_zero) fpfuzz::require(c.c == 0, "rows", "--c-zero but c is not +0");
