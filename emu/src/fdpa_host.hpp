@@ -44,8 +44,9 @@ class HostIeeePath {
 
   bool binary64() const { return binary64_; }
   // Which host values decode() gives: the output type and the input flushing.
+  static constexpr int kUnflushedBinary64 = 4;  // every code's exact value in binary64
   int reading() const {
-    return (binary64_ ? 4 : 0) | (p_.flush_subnormal_inputs ? 2 : 0) |
+    return (binary64_ ? kUnflushedBinary64 : 0) | (p_.flush_subnormal_inputs ? 2 : 0) |
            (p_.flushed_inputs_positive ? 1 : 0);
   }
   // Host values of codes of `in`, read as the model reads them (subnormals flushed when it

@@ -769,6 +769,7 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     host_->decode(codes, d.host32, d.host64);
     d.host_reading = host_->reading();
   }
+  if (variant_ == &FdpaKernel::dot_f16_chain) f16_chain_values(d, in);
   return d;
 }
 

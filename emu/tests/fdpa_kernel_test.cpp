@@ -344,6 +344,41 @@ TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
   EXPECT_EQ(k.dot(x, y, 0x8010), 0x4000u);
   EXPECT_EQ(k.dot(std::vector<std::uint64_t>{0x0001}, std::vector<std::uint64_t>{0x8001}, 0x8000), 0x8000u);
   EXPECT_EQ(k.dot(std::vector<std::uint64_t>{0x7BFF}, std::vector<std::uint64_t>{0x3C00}, 0x4C00), 0x7C00u);
+  // Ties below binary16's normal range, at its spacing 2^-24: 2^-25 -> 0, 1.5 * 2^-24 -> 2^-23.
+  const std::vector<std::uint64_t> tiny{0x0001};
+  EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3800}, 0x0000), 0x0000u);
+  EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0xB800}, 0x0000), 0x8000u);
+  EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3E00}, 0x0000), 0x0002u);
+  EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3800}, 0x0001), 0x0002u);
+  EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3C00}, 0x0002), 0x0003u);  // exact
+  // 2^-14 - 2^-24 (the largest subnormal) + 2^-25 ties to the even 2^-14.
+  EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3800}, 0x03FF), 0x0400u);
+}
+
+// Operands decoded by a kernel of another unit (one decoding shared by many models, as fit
+// does) give the binary16 chain the same results as its own decoding, and as the model.
+TEST(FdpaKernel, F16ChainReadsOperandsDecodedElsewhere) {
+  const Format f16 = parse_format("f16");
+  const FdpaParams chain = find_matrix_unit("x86-avx512-fp16", f16, f16);
+  const FdpaKernel k(chain, f16, f16), other(find_matrix_unit("hopper", f16, f16), f16, f16);
+  std::mt19937_64 rng(7);
+  const std::size_t n = 8, depth = 100;
+  std::vector<std::uint64_t> a(depth), b(n * depth);
+  for (auto& v : a) v = rng() & 0xBBFF;  // finite: exponent fields below 0x1F
+  for (auto& v : b) v = rng() & 0xBBFF;
+  const std::vector<std::size_t> oa(n, 0);
+  std::vector<std::size_t> ob(n);
+  for (std::size_t j = 0; j < n; ++j) ob[j] = j * depth;
+  const std::vector<std::uint64_t> c(n, 0x3C00);
+  std::vector<std::uint64_t> own(n), elsewhere(n);
+  k.dot_many(k.decode(a), oa, k.decode(b, Operand::b), ob, 1, depth, c, own);
+  k.dot_many(other.decode(a), oa, other.decode(b, Operand::b), ob, 1, depth, c, elsewhere);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::vector<std::uint64_t> bj(b.begin() + static_cast<std::ptrdiff_t>(j * depth),
+                                        b.begin() + static_cast<std::ptrdiff_t>((j + 1) * depth));
+    EXPECT_EQ(own[j], fdpa(chain, f16, f16, a, bj, 0x3C00)) << j;
+    EXPECT_EQ(elsewhere[j], own[j]) << j;
+  }
 }
 
 TEST(FdpaKernel, DotManyChecksItsSpans) {

@@ -39,7 +39,8 @@ struct DecodedOperands {
   std::vector<std::uint64_t> codes;
   bool special = false;            // a NaN or inf among them
   // The host path's values (binary32 or binary64 output), read with the input flushing of the
-  // kernel that decoded them; another kernel's host path reads the codes again.
+  // kernel that decoded them, or the binary16 chain's exact binary64 values; another kernel
+  // whose reading differs reads the codes again.
   std::vector<float> host32;
   std::vector<double> host64;
   int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
@@ -111,6 +112,8 @@ class FdpaKernel {
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
   // The binary16 fma chain (fdpa_f16_chain.cpp), the same interface.
   static bool f16_chain_serves(const FdpaParams& p, const FdpaFormats& f);
+  // The binary64 values it reads (host64, exact), from sig, lead and codes.
+  static void f16_chain_values(DecodedOperands& d, const Format& in);
   void dot_f16_chain(const DecodedOperands& a, const std::size_t* offset_a,
                      const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                      const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
