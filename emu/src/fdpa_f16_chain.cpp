@@ -19,7 +19,7 @@
 
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/core/cpu_features.hpp"
-#include "fdpa_host.hpp"
+#include "binary64_lanes.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -29,7 +29,12 @@ namespace fpconform {
 
 namespace {
 
-constexpr int kLanes = 8;
+using detail::Binary64Lanes;
+#if defined(__x86_64__)
+using detail::lanes_a;
+using detail::lanes_b;
+#endif
+constexpr int kLanes = Binary64Lanes::kCount;
 
 inline double pow2(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
 
@@ -65,23 +70,15 @@ inline std::uint64_t f16_code(double v) {
   return sign | (m >> (42 - 14 - e));
 }
 
-// The operands of eight chains: lane c reads a[c][i] and b[c][i * stride_b].
-struct ChainOperands {
-  const double* a[kLanes];
-  const double* b[kLanes];
-  std::size_t stride_b;
-  std::size_t k;
-};
-
 // The eight chains, product by product (a fixed count of lanes: their values stay in registers).
-void chain_lanes(const ChainOperands& x, double* acc_out, bool* overflow_out) {
+void chain_lanes(const Binary64Lanes& x, std::size_t k, double* acc_out, bool* overflow_out) {
   double acc[kLanes];
   bool overflow[kLanes];
   for (int c = 0; c < kLanes; ++c) {
     acc[c] = acc_out[c];
     overflow[c] = overflow_out[c];
   }
-  for (std::size_t i = 0; i < x.k; ++i) {
+  for (std::size_t i = 0; i < k; ++i) {
 #pragma GCC unroll 8
     for (int c = 0; c < kLanes; ++c) fma16(x.a[c][i], x.b[c][i * x.stride_b], acc[c], overflow[c]);
   }
@@ -109,23 +106,12 @@ FPC_F16_AVX2 __m256d fma16_x4(__m256d x, __m256d y, __m256d c, __m256d& overflow
   return _mm256_or_pd(r, _mm256_and_pd(s, sign));
 }
 
-// Four lanes' operands of step i; one row of a shared by all lanes is a broadcast.
 template <bool SharedA>
-FPC_F16_AVX2 __m256d lanes_a(const ChainOperands& x, int first, std::size_t i) {
-  if constexpr (SharedA) return _mm256_broadcast_sd(x.a[0] + i);
-  return _mm256_set_pd(x.a[first + 3][i], x.a[first + 2][i], x.a[first + 1][i], x.a[first][i]);
-}
-FPC_F16_AVX2 __m256d lanes_b(const ChainOperands& x, int first, std::size_t i) {
-  const std::size_t t = i * x.stride_b;
-  return _mm256_set_pd(x.b[first + 3][t], x.b[first + 2][t], x.b[first + 1][t], x.b[first][t]);
-}
-
-template <bool SharedA>
-__attribute__((target("avx2"))) void chain_lanes_avx2(const ChainOperands& x, double* acc_out,
-                                                      bool* overflow_out) {
+__attribute__((target("avx2"))) void chain_lanes_avx2(const Binary64Lanes& x, std::size_t k,
+                                                      double* acc_out, bool* overflow_out) {
   __m256d c0 = _mm256_loadu_pd(acc_out), c1 = _mm256_loadu_pd(acc_out + 4);
   __m256d o0 = _mm256_setzero_pd(), o1 = _mm256_setzero_pd();
-  for (std::size_t i = 0; i < x.k; ++i) {
+  for (std::size_t i = 0; i < k; ++i) {
     c0 = fma16_x4(lanes_a<SharedA>(x, 0, i), lanes_b(x, 0, i), c0, o0);
     c1 = fma16_x4(lanes_a<SharedA>(x, 4, i), lanes_b(x, 4, i), c1, o1);
   }
@@ -147,58 +133,29 @@ bool FdpaKernel::f16_chain_serves(const FdpaParams& p, const FdpaFormats& f) {
          !p.flush_subnormal_outputs && holds_exactly(f.a, o) && holds_exactly(f.b, o);
 }
 
-void FdpaKernel::f16_chain_values(DecodedOperands& d, const Format& in) {
-  // Exact: the values are binary16 values. A zero keeps its code's sign: fma's zero results
-  // follow it.
-  d.host64.resize(d.codes.size());
-  const std::uint64_t sign = in.sign_mask();
-  for (std::size_t i = 0; i < d.codes.size(); ++i) {
-    const double v = d.sig[i] * pow2(d.lead[i] - in.man_bits);  // sig 0: +0
-    d.host64[i] = (d.codes[i] & sign) && v == 0 ? -0.0 : v;
-  }
-  d.host_reading = detail::HostIeeePath::kUnflushedBinary64;
-}
-
 void FdpaKernel::dot_f16_chain(const DecodedOperands& a, const std::size_t* offset_a,
                                const DecodedOperands& b, const std::size_t* offset_b,
                                std::size_t stride_b, const std::int32_t* const*,
                                const std::int32_t* const*, std::size_t k, std::uint64_t* d,
                                int n) const {
-  // Operands decoded by another kernel without these values: read again.
   DecodedOperands ra, rb;
-  const auto own = [&](const DecodedOperands& x, const Format& in,
-                       DecodedOperands& again) -> const DecodedOperands& {
-    if (x.host_reading == detail::HostIeeePath::kUnflushedBinary64) return x;
-    again.sig = x.sig;
-    again.lead = x.lead;
-    again.codes = x.codes;
-    f16_chain_values(again, in);
-    return again;
-  };
-  const DecodedOperands& va = own(a, in_, ra);
-  const DecodedOperands& vb = own(b, in_b_, rb);
-  ChainOperands x{{}, {}, stride_b, k};
-  bool shared_a = true;
-  for (int c = 0; c < kLanes; ++c) {
-    const int src = c < n ? c : 0;  // lanes past n repeat the first dot product
-    x.a[c] = va.host64.data() + offset_a[src];
-    x.b[c] = vb.host64.data() + offset_b[src];
-    shared_a = shared_a && offset_a[src] == offset_a[0];
-  }
+  const DecodedOperands& va = binary64_values(a, Operand::a, ra);
+  const DecodedOperands& vb = binary64_values(b, Operand::b, rb);
+  const Binary64Lanes x(va.host64.data(), offset_a, vb.host64.data(), offset_b, stride_b, n);
   double acc[kLanes] = {};
   bool overflow[kLanes] = {};
   for (int c = 0; c < kLanes; ++c) {
-    const std::uint64_t code = d[c < n ? c : 0] & 0xFFFF;
+    const std::uint64_t code = d[Binary64Lanes::source(c, n)] & 0xFFFF;
     overflow[c] = ((code >> 10) & 0x1F) == 0x1F;  // NaN or inf C: the model
     acc[c] = f16_value(code);
   }
 #if defined(__x86_64__)
   if (!portable_dispatch() && cpu_features().avx2) {
-    if (shared_a) chain_lanes_avx2<true>(x, acc, overflow);
-    else chain_lanes_avx2<false>(x, acc, overflow);
+    if (x.shared_a) chain_lanes_avx2<true>(x, k, acc, overflow);
+    else chain_lanes_avx2<false>(x, k, acc, overflow);
   } else
 #endif
-    chain_lanes(x, acc, overflow);
+    chain_lanes(x, k, acc, overflow);
   for (int c = 0; c < n; ++c)
     d[c] = overflow[c] ? model_dot(a, offset_a[c], b, offset_b[c], stride_b, k, d[c])
                        : f16_code(acc[c]);

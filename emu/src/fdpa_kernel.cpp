@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 
 #include "fpconform/core/error.hpp"
 #include "fpconform/core/nan_policy.hpp"
 #include "fdpa_host.hpp"
+#include "host_fp_mode.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -728,10 +730,12 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
   // Narrow inputs whose products (and their sum, for up to 2^24 of them) fit 120 bits at one
   // unit, into binary32 to nearest even: one 128-bit integer per step instead of digit rows.
   exact_lo_ = (in.emin() - in.man_bits) + (in_b_.emin() - in_b_.man_bits);
-  exact_i128_ = exact_fast_ && out.exp_bits == 8 && out.man_bits == 23 && out.bias == 127 &&
-                ieee_out_ && p.out_rounding.mode == RoundingMode::rne &&
-                !p.flush_subnormal_outputs && p.acc_frac_bits < 0 &&
-                (in.emax() + 1) + (in_b_.emax() + 1) - exact_lo_ + 24 <= 120;
+  const bool into_f32_rne = exact_fast_ && out.exp_bits == 8 && out.man_bits == 23 &&
+                            out.bias == 127 && ieee_out_ &&
+                            p.out_rounding.mode == RoundingMode::rne &&
+                            !p.flush_subnormal_outputs && p.acc_frac_bits < 0;
+  exact_i128_ = into_f32_rne && (in.emax() + 1) + (in_b_.emax() + 1) - exact_lo_ + 24 <= 120;
+  if (into_f32_rne && exact_steps_serve(p, f)) variant_ = &FdpaKernel::dot_exact_steps;
   if (exact_fast_) {
     // Every product's last bit is >= 2 (emin - m), C's >= emin_out - m_out; every product is
     // below 2^(2 emax + 2), C below 2^(emax_out + 1). Digits cover that, plus one digit for a
@@ -769,8 +773,29 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     host_->decode(codes, d.host32, d.host64);
     d.host_reading = host_->reading();
   }
-  if (variant_ == &FdpaKernel::dot_f16_chain) f16_chain_values(d, in);
+  if (variant_ == &FdpaKernel::dot_f16_chain || variant_ == &FdpaKernel::dot_exact_steps)
+    fill_binary64_values(d, in);
   return d;
+}
+
+void FdpaKernel::fill_binary64_values(DecodedOperands& d, const Format& in) {
+  d.host64.resize(d.codes.size());
+  const std::uint64_t sign = in.sign_mask();
+  for (std::size_t i = 0; i < d.codes.size(); ++i) {
+    const double v = std::ldexp(static_cast<double>(d.sig[i]), d.lead[i] - in.man_bits);
+    d.host64[i] = (d.codes[i] & sign) && v == 0 ? -0.0 : v;  // sig 0 (a zero): +0
+  }
+  d.host_reading = detail::HostIeeePath::kUnflushedBinary64;
+}
+
+const DecodedOperands& FdpaKernel::binary64_values(const DecodedOperands& x, Operand which,
+                                                   DecodedOperands& again) const {
+  if (x.host_reading == detail::HostIeeePath::kUnflushedBinary64) return x;
+  again.sig = x.sig;
+  again.lead = x.lead;
+  again.codes = x.codes;
+  fill_binary64_values(again, which == Operand::a ? in_ : in_b_);
+  return again;
 }
 
 std::uint64_t FdpaKernel::model_dot(const DecodedOperands& a, std::size_t offset_a,
@@ -986,9 +1011,29 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
   return general();
 }
 
+std::uint64_t FdpaKernel::exact_dot(const DecodedOperands& a, std::size_t offset_a,
+                                    const std::int32_t* sb, const std::int32_t* eb,
+                                    const DecodedOperands& b, std::size_t offset_b,
+                                    std::size_t stride_b, std::size_t k, std::uint64_t c) const {
+  // Steps of `block` products (0: all of them), each rounded, the next taking it as C.
+  const std::size_t L =
+      p_.block == 0 ? std::max<std::size_t>(k, 1) : static_cast<std::size_t>(p_.block);
+  std::uint64_t d = c;
+  std::size_t i = 0;
+  do {
+    const std::size_t len = std::min(L, k - i);
+    d = exact_block(a.sig.data() + offset_a + i, a.lead.data() + offset_a + i, sb + i, eb + i,
+                    len, d, a.codes.data() + offset_a + i,
+                    b.codes.data() + offset_b + i * stride_b, stride_b);
+    i += len;
+  } while (i < k);
+  return d;
+}
+
 std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
                               const DecodedOperands& b, std::size_t offset_b,
                               std::size_t stride_b, std::size_t k, std::uint64_t c) const {
+  const detail::DefaultHostFpMode fp_mode;
   if (host_) {
     std::uint64_t d = c;
     dot_host(a, &offset_a, b, &offset_b, stride_b, k, &d, 1);
@@ -1007,20 +1052,8 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     sbp = sb.data();
     ebp = eb.data();
   }
-  if (exact_fast_ && !a.special && !b.special) {
-    // Steps of `block` products (0: all of them), each rounded, the next taking it as C.
-    const std::size_t L = p_.block == 0 ? std::max<std::size_t>(k, 1) : static_cast<std::size_t>(p_.block);
-    std::uint64_t d = c;
-    std::size_t i = 0;
-    do {
-      const std::size_t len = std::min(L, k - i);
-      d = exact_block(a.sig.data() + offset_a + i, a.lead.data() + offset_a + i, sbp + i, ebp + i,
-                      len, d, a.codes.data() + offset_a + i,
-                      b.codes.data() + offset_b + i * stride_b, stride_b);
-      i += len;
-    } while (i < k);
-    return d;
-  }
+  if (exact_fast_ && !a.special && !b.special)
+    return exact_dot(a, offset_a, sbp, ebp, b, offset_b, stride_b, k, c);
   if (variant_ && !a.special && !b.special) {
     std::uint64_t d = c;
     (this->*variant_)(a, &offset_a, b, &offset_b, stride_b, &sbp, &ebp, k, &d, 1);
@@ -1111,6 +1144,7 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
                                 std::to_string(offset_b.size()) + " of b, " +
                                 std::to_string(c.size()) + " C values, " +
                                 std::to_string(out.size()) + " outputs");
+  const detail::DefaultHostFpMode fp_mode;
   if (host_) {
     for (std::size_t i = 0; i < count; i += 8) {
       const int n = static_cast<int>(std::min<std::size_t>(8, count - i));
@@ -1125,7 +1159,7 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
   const GroupPath group = variant_ && !a.special && !b.special ? variant_
                           : two_pass_applies(a, b, k)           ? &FdpaKernel::dot_two_pass
                                                                 : nullptr;
-  if (!group || exact_fast_) {
+  if (!group || (exact_fast_ && group != variant_)) {
     for (std::size_t i = 0; i < count; ++i)
       out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]);
     return;

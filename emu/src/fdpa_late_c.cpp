@@ -238,7 +238,7 @@ FPC_LATE_AVX2 void scaled_pd(__m256i v, __m256i k, __m256d& lo, __m256d& hi) {
 // late_c_step for eight chains at once (lane c: chain c; d: their fp32 codes, updated where the
 // lane's bit of the returned mask is clear). The terms are cut by arithmetic shifts in int32,
 // scaled into doubles (exact: integers below 2^40), summed exactly in double and rounded to
-// fp32 by vcvtpd2ps, whose rounding (MXCSR, nearest even: checked by the caller) is the one
+// fp32 by vcvtpd2ps, whose rounding (MXCSR, held at nearest even by the kernel) is the one
 // rounding of the exact value. Lanes the model must decide (NaN/inf C, overflowing products,
 // zero, subnormal or infinite results) are returned in the mask.
 __attribute__((target("avx2"))) inline int late_c_step8(const LateC& p, const BlockSum* pre,
@@ -312,14 +312,12 @@ __attribute__((target("avx2"))) inline int late_c_step8(const LateC& p, const Bl
 }  // namespace
 
 #if defined(__x86_64__)
-// Pass 2 of a chunk with the eight chains in vector lanes; MXCSR is saved and restored (the
-// conversions set its inexact flag).
+// Pass 2 of a chunk with the eight chains in vector lanes.
 template <class Model>
 __attribute__((target("avx2"))) void late_c_pass2_lanes(const LateC& lp,
                                                         const BlockSum (*pre)[kChains],
                                                         std::size_t nb, std::size_t b0,
                                                         std::uint64_t* d, Model&& model_block) {
-  const unsigned csr = _mm_getcsr();
   alignas(32) std::int32_t v[kChains];
   for (int c = 0; c < kChains; ++c) v[c] = static_cast<std::int32_t>(d[c]);
   __m256i dv = _mm256_load_si256(reinterpret_cast<const __m256i*>(v));
@@ -338,7 +336,6 @@ __attribute__((target("avx2"))) void late_c_pass2_lanes(const LateC& lp,
   }
   _mm256_store_si256(reinterpret_cast<__m256i*>(v), dv);
   for (int c = 0; c < kChains; ++c) d[c] = static_cast<std::uint32_t>(v[c]);
-  _mm_setcsr(csr);
 }
 #endif
 
@@ -359,9 +356,8 @@ void FdpaKernel::late_c_run(const DecodedOperands& a, const std::size_t* offset_
                    b.codes.data() + offset_b[c] + i * stride_b, stride_b);
   };
 #if defined(__x86_64__)
-  // Eight chains in the lanes of pass 2 where AVX2 is here and MXCSR rounds to nearest.
-  const bool lanes = n == kChains && !portable_dispatch() && cpu_features().avx2 &&
-                     (_mm_getcsr() & 0x6000) == 0;
+  // Eight chains in the lanes of pass 2 where AVX2 is here.
+  const bool lanes = n == kChains && !portable_dispatch() && cpu_features().avx2;
 #endif
   for (std::size_t b0 = 0; b0 < nblocks; b0 += kChunkBlocks) {
     const std::size_t nb = std::min(kChunkBlocks, nblocks - b0);

@@ -12,6 +12,10 @@
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/matrix_presets.hpp"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace fpconform {
 namespace {
 
@@ -379,6 +383,120 @@ TEST(FdpaKernel, F16ChainReadsOperandsDecodedElsewhere) {
     EXPECT_EQ(own[j], fdpa(chain, f16, f16, a, bj, 0x3C00)) << j;
     EXPECT_EQ(elsewhere[j], own[j]) << j;
   }
+}
+
+// The exact steps' binary64 lanes (cdna1-km bf16: C + a_0 b_0 + a_1 b_1, exact, then RNE into
+// binary32) where the binary64 sum of the products rounds: its result must not be taken.
+TEST(FdpaKernel, ExactStepsTakeNoRoundedSum) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams unit = find_matrix_unit("cdna1-km", bf16, f32);
+  const FdpaKernel k(unit, bf16, f32);
+  struct Case {
+    std::uint64_t a0, b0, a1, b1, c, want;
+  };
+  const Case cases[] = {
+      // -2^40 + 2^20 * 2^20 + (1 + 2^-7)^2 = 1 + 2^-6 + 2^-14 exactly; binary64 loses the 2^-14
+      // in 2^40 + 1 + 2^-6 + 2^-14.
+      {0x4980, 0x4980, 0x3F81, 0x3F81, 0xD3800000, 0x3F820200},
+      // 1 - 2^-25 - 2^-90 lies below the midpoint under 1 (whose spacing below is 2^-24):
+      // 1 - 2^-24. Binary64 gives 1 - 2^-25, a tie that would round to 1.
+      {0x3900, 0xB980, 0x2900, 0xA900, 0x3F800000, 0x3F7FFFFF},
+      // 1 + 2^-24 exactly (no rounding in binary64): a tie, to even 1.
+      {0x3F80, 0x3380, 0x0000, 0x0000, 0x3F800000, 0x3F800000},
+  };
+  for (const Case& t : cases) {
+    const std::vector<std::uint64_t> a{t.a0, t.a1}, b{t.b0, t.b1};
+    ASSERT_EQ(fdpa(unit, bf16, f32, a, b, t.c), t.want) << std::hex << t.c;  // the model agrees
+    // Eight dot products at once (the lanes), each the same.
+    const DecodedOperands da = k.decode(a), db = k.decode(b, Operand::b);
+    const std::vector<std::size_t> o(8, 0);
+    const std::vector<std::uint64_t> c(8, t.c);
+    std::vector<std::uint64_t> got(8);
+    k.dot_many(da, o, db, o, 1, 2, c, got);
+    for (std::uint64_t g : got) EXPECT_EQ(g, t.want) << std::hex << t.c;
+  }
+}
+
+#if defined(__x86_64__)
+// The kernel's paths that compute in the host's binary32/binary64 give the model's results
+// whatever MXCSR the caller runs with (rounding mode, FTZ, DAZ), and leave it as it was.
+TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
+  struct Restore {
+    unsigned csr = _mm_getcsr();
+    ~Restore() { _mm_setcsr(csr); }
+  } restore;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int compared = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    if (in.width() > 16) continue;
+    for (const char* out_name : {"f32", "f16"}) {
+      const Format out = parse_format(out_name);
+      const auto p = unit_for(e, in, out);
+      if (!p) continue;
+      const FdpaKernel kernel(*p, in, out);
+      const std::size_t n = 8, k = 64;
+      std::vector<std::uint64_t> a(k), b(n * k);
+      for (auto* v : {&a, &b})
+        for (auto& x : *v) {  // ordinary values, and some near the bottom of the range
+          const double scale = rng() % 8 == 0 ? std::ldexp(1.0, in.emin() + 1) : 1.0;
+          x = convert(std::bit_cast<std::uint64_t>(normal(rng) * scale), f64, in, sat).bits;
+        }
+      const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+      const std::vector<std::size_t> oa(n, 0);
+      std::vector<std::size_t> ob(n);
+      for (std::size_t j = 0; j < n; ++j) ob[j] = j * k;
+      const std::vector<std::uint64_t> c(n, 0);
+      std::vector<std::uint64_t> want(n), got(n);
+      for (std::size_t j = 0; j < n; ++j)
+        want[j] = fdpa(*p, in, out, a,
+                       std::vector<std::uint64_t>(b.begin() + static_cast<std::ptrdiff_t>(j * k),
+                                                  b.begin() + static_cast<std::ptrdiff_t>((j + 1) * k)),
+                       0);
+      // Toward zero, up, down; each with FTZ and DAZ.
+      for (const unsigned mode : {0x7FC0u, 0xDF80u, 0xBFC0u}) {
+        _mm_setcsr(mode);
+        kernel.dot_many(da, oa, db, ob, 1, k, c, got);
+        const unsigned after = _mm_getcsr();
+        _mm_setcsr(restore.csr);
+        EXPECT_EQ(after, mode) << e.preset;
+        EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name << " MXCSR "
+                             << std::hex << mode;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 60);
+}
+#endif
+
+// The exact unit's binary64 lanes (one running sum, its rounding errors kept and summed) where
+// the errors' own binary64 sum rounds: 2^100 hides 1, 3 * 2^-24, 2^-51 and sixteen -2^-54, then
+// goes. The exact sum 1 + 3 * 2^-24 - 2^-51 lies below the midpoint 1 + 3 * 2^-24: binary32
+// gives 1 + 2^-23. Summed in binary64 the errors come to 1 + 3 * 2^-24 + 2^-51 (each -2^-54 is
+// a quarter of a unit in the last place), above it.
+TEST(FdpaKernel, ExactSumTakesNoRoundedErrorSum) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams unit = find_matrix_unit("exact", bf16, f32);
+  const FdpaKernel k(unit, bf16, f32);
+  std::vector<std::uint64_t> a{0x5880, 0x3F80, 0x39C0, 0x3300}, b{0x5880, 0x3F80, 0x3A00, 0x3280};
+  for (int i = 0; i < 16; ++i) {
+    a.push_back(0x3200);  // 2^-27
+    b.push_back(0xB200);  // -2^-27
+  }
+  a.push_back(0xD880);  // -2^50
+  b.push_back(0x5880);  // 2^50
+  ASSERT_EQ(fdpa(unit, bf16, f32, a, b, 0), 0x3F800001u);
+  const DecodedOperands da = k.decode(a), db = k.decode(b, Operand::b);
+  const std::vector<std::size_t> o(8, 0);
+  const std::vector<std::uint64_t> c(8, 0);
+  std::vector<std::uint64_t> got(8);
+  k.dot_many(da, o, db, o, 1, a.size(), c, got);
+  for (std::uint64_t g : got) EXPECT_EQ(g, 0x3F800001u);
 }
 
 TEST(FdpaKernel, DotManyChecksItsSpans) {

@@ -8,11 +8,14 @@
 // (the C-free alignment and sum of every block first, then the chain through C), eight dot
 // products at a time. Three variants of the fused block have paths of their own: a late C
 // (CDNA3, fdpa_late_c.cpp), exact sub-sums (the fp4 kinds with unit scales, fdpa_subsum.cpp),
-// and the binary16 fma chain (fdpa_f16_chain.cpp: binary64 with rounding to odd).
+// and the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded to binary16 by a
+// magic constant).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
-// every 128 products, and the exact sum is rounded once by round_to_format, as fdpa does.
+// every 128 products, and the exact sum is rounded once by round_to_format, as fdpa does. Into
+// binary32 to nearest even, the exact structure first runs in binary64 AVX2 lanes with a proved
+// error bound (fdpa_exact_steps.cpp), the integer path deciding what the bound cannot.
 // Units whose every operation is an IEEE operation of binary32 or binary64 rounded to nearest
 // even (fma chains, pairwise trees, trees of two-way rounding nodes) run on the host's own fma
 // and add (fdpa_host.hpp); a dot product whose result is a NaN, or that meets a result the unit
@@ -112,8 +115,6 @@ class FdpaKernel {
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
   // The binary16 fma chain (fdpa_f16_chain.cpp), the same interface.
   static bool f16_chain_serves(const FdpaParams& p, const FdpaFormats& f);
-  // The binary64 values it reads (host64, exact), from sig, lead and codes.
-  static void f16_chain_values(DecodedOperands& d, const Format& in);
   void dot_f16_chain(const DecodedOperands& a, const std::size_t* offset_a,
                      const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                      const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
@@ -123,6 +124,22 @@ class FdpaKernel {
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
+  // The exact steps into binary32 in AVX2 lanes (fdpa_exact_steps.cpp), the same interface.
+  static bool exact_steps_serve(const FdpaParams& p, const FdpaFormats& f);
+  void dot_exact_steps(const DecodedOperands& a, const std::size_t* offset_a,
+                       const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
+                       const std::int32_t* const* sb, const std::int32_t* const* eb,
+                       std::size_t k, std::uint64_t* d, int n) const;
+  // The exact structure's steps over k products from C = c, one dot product (sb, eb: b's
+  // significands and leads, contiguous).
+  std::uint64_t exact_dot(const DecodedOperands& a, std::size_t offset_a, const std::int32_t* sb,
+                          const std::int32_t* eb, const DecodedOperands& b, std::size_t offset_b,
+                          std::size_t stride_b, std::size_t k, std::uint64_t c) const;
+  // The exact binary64 value of every code (host64; zeros signed), for the paths that read them.
+  static void fill_binary64_values(DecodedOperands& d, const Format& in);
+  // x with those values: x itself where it has them, else `again` filled from x.
+  const DecodedOperands& binary64_values(const DecodedOperands& x, Operand which,
+                                         DecodedOperands& again) const;
   void dot_late_c(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
