@@ -14,6 +14,7 @@
 // instead of a tree; a lane it cannot decide is summed again in integers.
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
@@ -248,10 +249,10 @@ void FdpaKernel::dot_exact_steps(const DecodedOperands& a, const std::size_t* of
   std::size_t done[kLanes] = {};  // products done per lane
 #if defined(__x86_64__)
   if (!portable_dispatch() && cpu_features().avx2) {
-    DecodedOperands ra, rb;
-    const DecodedOperands& va = binary64_values(a, Operand::a, ra);
-    const DecodedOperands& vb = binary64_values(b, Operand::b, rb);
-    const Binary64Lanes x(va.host64.data(), offset_a, vb.host64.data(), offset_b, stride_b, n);
+    std::vector<double> ra, rb;  // operands decoded without these values
+    const double* va = binary64_values(a, Operand::a, ra);
+    const double* vb = binary64_values(b, Operand::b, rb);
+    const Binary64Lanes x(va, offset_a, vb, offset_b, stride_b, n);
     std::uint64_t lane_d[kLanes];
     const std::int32_t* lane_sb[kLanes];
     const std::int32_t* lane_eb[kLanes];

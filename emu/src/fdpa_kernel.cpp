@@ -773,29 +773,28 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     host_->decode(codes, d.host32, d.host64);
     d.host_reading = host_->reading();
   }
-  if (variant_ == &FdpaKernel::dot_f16_chain || variant_ == &FdpaKernel::dot_exact_steps)
-    fill_binary64_values(d, in);
+  if (variant_ == &FdpaKernel::dot_f16_chain || variant_ == &FdpaKernel::dot_exact_steps) {
+    binary64_of(d, in, d.host64);
+    d.host_reading = detail::HostIeeePath::kUnflushedBinary64;
+  }
   return d;
 }
 
-void FdpaKernel::fill_binary64_values(DecodedOperands& d, const Format& in) {
-  d.host64.resize(d.codes.size());
+void FdpaKernel::binary64_of(const DecodedOperands& d, const Format& in,
+                             std::vector<double>& out) {
+  out.resize(d.codes.size());
   const std::uint64_t sign = in.sign_mask();
   for (std::size_t i = 0; i < d.codes.size(); ++i) {
     const double v = std::ldexp(static_cast<double>(d.sig[i]), d.lead[i] - in.man_bits);
-    d.host64[i] = (d.codes[i] & sign) && v == 0 ? -0.0 : v;  // sig 0 (a zero): +0
+    out[i] = (d.codes[i] & sign) && v == 0 ? -0.0 : v;  // sig 0 (a zero): +0
   }
-  d.host_reading = detail::HostIeeePath::kUnflushedBinary64;
 }
 
-const DecodedOperands& FdpaKernel::binary64_values(const DecodedOperands& x, Operand which,
-                                                   DecodedOperands& again) const {
-  if (x.host_reading == detail::HostIeeePath::kUnflushedBinary64) return x;
-  again.sig = x.sig;
-  again.lead = x.lead;
-  again.codes = x.codes;
-  fill_binary64_values(again, which == Operand::a ? in_ : in_b_);
-  return again;
+const double* FdpaKernel::binary64_values(const DecodedOperands& x, Operand which,
+                                          std::vector<double>& again) const {
+  if (x.host_reading == detail::HostIeeePath::kUnflushedBinary64) return x.host64.data();
+  binary64_of(x, which == Operand::a ? in_ : in_b_, again);
+  return again.data();
 }
 
 std::uint64_t FdpaKernel::model_dot(const DecodedOperands& a, std::size_t offset_a,

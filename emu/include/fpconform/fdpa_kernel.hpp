@@ -135,11 +135,11 @@ class FdpaKernel {
   std::uint64_t exact_dot(const DecodedOperands& a, std::size_t offset_a, const std::int32_t* sb,
                           const std::int32_t* eb, const DecodedOperands& b, std::size_t offset_b,
                           std::size_t stride_b, std::size_t k, std::uint64_t c) const;
-  // The exact binary64 value of every code (host64; zeros signed), for the paths that read them.
-  static void fill_binary64_values(DecodedOperands& d, const Format& in);
-  // x with those values: x itself where it has them, else `again` filled from x.
-  const DecodedOperands& binary64_values(const DecodedOperands& x, Operand which,
-                                         DecodedOperands& again) const;
+  // The exact binary64 value of every code of d (zeros signed), for the paths that read them.
+  static void binary64_of(const DecodedOperands& d, const Format& in, std::vector<double>& out);
+  // Those values of operand x: its host64 where decode filled them, else `again`, filled.
+  const double* binary64_values(const DecodedOperands& x, Operand which,
+                                std::vector<double>& again) const;
   void dot_late_c(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
