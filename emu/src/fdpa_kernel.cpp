@@ -418,12 +418,14 @@ FPC_AVX2_INLINE void pass1_avx2_l4(const TwoPass& t, const Chain& ch, std::size_
     const __m256i q = _mm256_srlv_epi32(_mm256_sll_epi32(_mm256_abs_epi32(prod), bias), rs);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ch.w + blk * 4),
                         _mm256_xor_si256(q, _mm256_srai_epi32(prod, 31)));
-    const unsigned zm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(isz)));
     const unsigned nm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(prod)));
     ch.ep[blk * kMaxChains] = _mm256_extract_epi32(e, 0);
     ch.ep[(blk + 1) * kMaxChains] = _mm256_extract_epi32(e, 4);
-    ch.zeros[blk * kMaxChains] = __builtin_popcount(zm & 0xF);
-    ch.zeros[(blk + 1) * kMaxChains] = __builtin_popcount(zm >> 4);
+    if (t.zero_exp != INT_MIN) {  // zero terms' exponent: pass 2 reads the counts
+      const unsigned zm = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(isz)));
+      ch.zeros[blk * kMaxChains] = __builtin_popcount(zm & 0xF);
+      ch.zeros[(blk + 1) * kMaxChains] = __builtin_popcount(zm >> 4);
+    }
     ch.nneg[blk * kMaxChains] = __builtin_popcount(nm & 0xF);
     ch.nneg[(blk + 1) * kMaxChains] = __builtin_popcount(nm >> 4);
   }
