@@ -1,17 +1,18 @@
 // The exact structure into binary32 rounded to nearest even, in steps of a few products (AMD
 // CDNA1 after Khattak and Mikaitis: each step D = RN_24(C + p_1 + ... + p_L), the sum exact) or
-// in one (the `exact` unit): FdpaKernel::dot_exact_steps, eight dot products in AVX2 lanes. Products are exact in binary64
-// (their significands fit 53 bits, their exponents its normal range). A step sums them by a
-// pairwise tree and adds C last, in binary64; each addition's error is at most 2^-53 of its
-// exact value, so the sum s is within E = 2^-52 * (the sum of |every addition's result|) of the
-// exact sum. f = RN_24(s) (vcvtpd2ps; the kernel holds MXCSR at its default) is the step's
-// result when |s - f| + E < ulp(f) / 2 (ulp(f) / 4 where f is a power of two: the spacing below
-// it is half), for the exact sum then lies strictly inside f's rounding interval; or, where that
-// fails, when no addition rounded (their TwoSum errors are zero: s is the exact sum). A step
-// outside both, or whose result is zero, subnormal or not finite, is done for that lane by
-// exact_block (the exact sum in integers, the model's rounding); a lane whose result is NaN or
-// inf finishes there. The single step (exact_sum_lanes) keeps a running sum and its errors
-// instead of a tree; a lane it cannot decide is summed again in integers.
+// in one (the `exact` unit): FdpaKernel::dot_exact_steps, eight dot products in AVX2 lanes.
+// Products are exact in binary64 (their significands fit 53 bits, their exponents its normal
+// range). A step sums them by a pairwise tree and adds C last, in binary64; each addition's
+// error is at most 2^-53 of its exact value, so the sum s is within E = 2^-52 * (the sum of
+// |every addition's result|) of the exact sum. f = RN_24(s) (vcvtpd2ps; the kernel holds MXCSR
+// at its default) is the step's result when |s - f| + E < ulp(f) / 2 (ulp(f) / 4 where f is a
+// power of two: the spacing below it is half), for the exact sum then lies strictly inside f's
+// rounding interval; or, where that fails, when no addition rounded (their TwoSum errors are
+// zero: s is the exact sum). A step outside both, or whose result is zero, subnormal or not
+// finite, is done for that lane by exact_block (the exact sum in integers, the model's
+// rounding); a lane whose result is NaN or inf finishes there. The single step
+// (exact_sum_lanes) keeps a running sum and its errors instead of a tree; a lane it cannot
+// decide is summed again in integers.
 #include <algorithm>
 #include <bit>
 #include <vector>
@@ -42,11 +43,13 @@ FPC_STEPS_AVX2 __m256d magnitude(__m256d x) {
   return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
 }
 
-// Lanes (all ones) where s = x + y rounded (TwoSum's error is not zero).
-FPC_STEPS_AVX2 __m256d rounding_error(__m256d x, __m256d y, __m256d s) {
+// The rounding error of s = x + y, exactly (TwoSum, Knuth): x + y = s + error.
+FPC_STEPS_AVX2 __m256d two_sum_error(__m256d x, __m256d y, __m256d s) {
   const __m256d yy = _mm256_sub_pd(s, x);
-  const __m256d err = _mm256_add_pd(_mm256_sub_pd(x, _mm256_sub_pd(s, yy)), _mm256_sub_pd(y, yy));
-  return _mm256_cmp_pd(err, _mm256_setzero_pd(), _CMP_NEQ_UQ);
+  return _mm256_add_pd(_mm256_sub_pd(x, _mm256_sub_pd(s, yy)), _mm256_sub_pd(y, yy));
+}
+FPC_STEPS_AVX2 __m256d rounded(__m256d x, __m256d y, __m256d s) {  // lanes where it is not 0
+  return _mm256_cmp_pd(two_sum_error(x, y, s), _mm256_setzero_pd(), _CMP_NEQ_UQ);
 }
 
 // The sum of L terms by a pairwise tree; adds |each addition's result| to bound.
@@ -61,8 +64,7 @@ FPC_STEPS_AVX2 __m256d pairwise(const __m256d* t, __m256d& bound) {
   }
 }
 
-// The same tree with each addition's rounding error (TwoSum, Knuth): lanes where one is not zero
-// are set in inexact.
+// The same tree, setting in inexact the lanes where an addition rounded.
 template <int L>
 FPC_STEPS_AVX2 __m256d pairwise_exactly(const __m256d* t, __m256d& inexact) {
   if constexpr (L == 1) {
@@ -71,7 +73,7 @@ FPC_STEPS_AVX2 __m256d pairwise_exactly(const __m256d* t, __m256d& inexact) {
     const __m256d x = pairwise_exactly<L / 2>(t, inexact);
     const __m256d y = pairwise_exactly<L / 2>(t + L / 2, inexact);
     const __m256d s = _mm256_add_pd(x, y);
-    inexact = _mm256_or_pd(inexact, rounding_error(x, y, s));
+    inexact = _mm256_or_pd(inexact, rounded(x, y, s));
     return s;
   }
 }
@@ -118,7 +120,7 @@ FPC_STEPS_AVX2 int step4(const Binary64Lanes& x, int first, std::size_t i, __m25
   // addition rounded, s is the exact sum and f its rounding.
   __m256d inexact = _mm256_setzero_pd();
   const __m256d ps = pairwise_exactly<L>(p, inexact);
-  inexact = _mm256_or_pd(inexact, rounding_error(ps, c_in, s));
+  inexact = _mm256_or_pd(inexact, rounded(ps, c_in, s));
   return undecided & (_mm256_movemask_pd(_mm256_andnot_pd(inexact, normal)) ^ 0xF);
 }
 
@@ -203,9 +205,7 @@ __attribute__((target("avx2"))) unsigned exact_sum_lanes(const Binary64Lanes& x,
     for (int h = 0; h < 2; ++h) {
       const __m256d p = _mm256_mul_pd(lanes_a<SharedA>(x, 4 * h, i), lanes_b(x, 4 * h, i));
       const __m256d t = _mm256_add_pd(s[h], p);
-      const __m256d pp = _mm256_sub_pd(t, s[h]);
-      const __m256d err =
-          _mm256_add_pd(_mm256_sub_pd(s[h], _mm256_sub_pd(t, pp)), _mm256_sub_pd(p, pp));
+      const __m256d err = two_sum_error(s[h], p, t);
       s[h] = t;
       e[h] = _mm256_add_pd(e[h], err);
       m[h] = _mm256_add_pd(m[h], magnitude(err));

@@ -36,7 +36,9 @@ using detail::lanes_b;
 #endif
 constexpr int kLanes = Binary64Lanes::kCount;
 
-inline double pow2(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
+inline double pow2(int k) {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);
+}
 
 constexpr std::uint64_t kSign = 0x8000000000000000ull;
 constexpr std::uint64_t kExponent = 0x7FF0000000000000ull;
@@ -101,8 +103,9 @@ FPC_F16_AVX2 __m256d fma16_x4(__m256d x, __m256d y, __m256d c, __m256d& overflow
   const __m256d m = _mm256_castsi256_pd(_mm256_add_epi64(e, _mm256_set1_epi64x(kToMagic)));
   const __m256d r = _mm256_sub_pd(_mm256_add_pd(s, m), m);
   const __m256d sign = _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(kSign)));
-  overflow = _mm256_or_pd(overflow, _mm256_cmp_pd(_mm256_andnot_pd(sign, r), _mm256_set1_pd(65536.0),
-                                                  _CMP_NLT_UQ));
+  const __m256d beyond =
+      _mm256_cmp_pd(_mm256_andnot_pd(sign, r), _mm256_set1_pd(65536.0), _CMP_NLT_UQ);
+  overflow = _mm256_or_pd(overflow, beyond);
   return _mm256_or_pd(r, _mm256_and_pd(s, sign));
 }
 
