@@ -6,10 +6,10 @@
 // operands, all-zero blocks, subnormal or overflowing results, other outputs) goes to the
 // general code of that block. Blocks whose aligned products sum within int32 run in two passes
 // (the C-free alignment and sum of every block first, then the chain through C), eight dot
-// products at a time. Three variants of the fused block have paths of their own: a late C
-// (CDNA3, fdpa_late_c.cpp), exact sub-sums (the fp4 kinds with unit scales, fdpa_subsum.cpp),
-// and the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded to binary16 by a
-// magic constant).
+// products at a time. Two variants of the fused block have paths of their own, a late C
+// (CDNA3, fdpa_late_c.cpp) and exact sub-sums (the fp4 kinds with unit scales,
+// fdpa_subsum.cpp); so does the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded
+// to binary16 by a magic constant).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
@@ -154,7 +154,8 @@ class FdpaKernel {
                                          const DecodedOperands&, const std::size_t*, std::size_t,
                                          const std::int32_t* const*, const std::int32_t* const*,
                                          std::size_t, std::uint64_t*, int) const;
-  // The path of a fused-block variant that has its own (late C, sub-sums, binary16 chain).
+  // The unit's own group path, where it has one (late C, sub-sums, the binary16 chain, the
+  // exact steps into binary32), chosen once by the constructor.
   GroupPath variant_ = nullptr;
   int exact_base_ = 0;       // weight of the last bit of digit 0
   int exact_digits_ = 0;     // digits in a row
