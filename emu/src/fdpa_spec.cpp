@@ -180,24 +180,38 @@ std::vector<std::pair<std::string, std::string>> describe_params(const FdpaParam
   return out;
 }
 
-std::string model_spec(const FdpaParams& p) {
-  const FdpaParams defaults;
-  std::string spec = "custom:";
-  bool first = true;
-  for (const Field& f : fields()) {
-    const std::string v = f.get(p);
-    if (v == f.get(defaults)) continue;
-    spec += (first ? "" : ",") + std::string(f.name) + "=" + v;
-    first = false;
-  }
-  return spec;
-}
+std::string model_text(const FdpaParams& p) { return unit_text(raise(p)); }
 
 bool same_params(const FdpaParams& a, const FdpaParams& b) {
   for (const Field& f : fields())
     if (f.get(a) != f.get(b)) return false;
   return true;
 }
+
+namespace {
+
+// The flat keys held to the staged form's rules: the unit p computes must be one the staged
+// text accepts, and every key given must be one of its fields (lower(raise(p)) keeps it).
+void check_given_keys_mean_something(const FdpaParams& p, const std::vector<std::string_view>& given,
+                                     std::string_view what) {
+  const UnitModel u = raise(p);
+  const std::string staged = unit_text(u);
+  try {
+    parse_unit(staged, what);
+  } catch (const Error& e) {
+    const std::string message = std::string(e.what()).substr(e.where().empty() ? 0 : e.where().size() + 2);
+    throw Error(e.where(), message + " (these keys as stages: " + staged + ")");
+  }
+  const FdpaParams kept = lower(u);
+  for (const Field& f : fields()) {
+    if (std::find(given.begin(), given.end(), f.name) == given.end() || f.get(kept) == f.get(p)) continue;
+    throw Error(std::string(what) + " " + std::string(f.name),
+                "'" + f.get(p) + "' means nothing in this unit, which does not read " + std::string(f.name) +
+                    " (the unit as stages: " + staged + ")");
+  }
+}
+
+}  // namespace
 
 FdpaParams parse_model(std::string_view text, const Format& in, const Format& out,
                        std::string_view what) {
@@ -284,6 +298,7 @@ FdpaParams parse_model(std::string_view text, const FdpaFormats& formats, std::s
   bits_field(p.late_c_drop_below, "late_c_drop_below", -1, 200);
   bits_field(p.interleave, "interleave", 1, 4096);
   bits_field(p.instr_k, "instr_k", 0, 1 << 20);
+  if (!staged) check_given_keys_mean_something(p, seen, what);
   return p;
 }
 

@@ -440,9 +440,12 @@ UnitModel parse_unit(std::string_view text, std::string_view what) {
     throw Error(w + " out()", "underflow_positive is a rule of fused and exact nodes");
   if (nan_b_first_given && !is_ieee(m))
     throw Error(w + " out()", "nan_b_first is a rule of IEEE nodes (pairwise, chain, tree)");
-  if (const auto* f = std::get_if<FusedNode>(&m.node))
+  if (const auto* f = std::get_if<FusedNode>(&m.node)) {
+    if (f->interleave < 1 || f->interleave > f->block)
+      throw Error(w + " fused()", "interleave must be 1..block (" + std::to_string(f->block) + ")");
     if (f->interleave > 1 && m.c.place == CStage::Place::block)
       throw Error(w + " fused()", "interleaved groups need C after the block: c(after) or c(late)");
+  }
   return m;
 }
 

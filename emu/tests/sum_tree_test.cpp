@@ -3,6 +3,7 @@
 
 #include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
+#include "fpconform/unit_model.hpp"
 #include "fpconform/sum_tree.hpp"
 
 namespace fpconform {
@@ -36,7 +37,8 @@ TEST(FdpaTree, SpecRoundTripsAndRefusesMalformedTrees) {
       parse_model("custom:structure=tree,tree=(c ((0 2) (1 3))),flush_inputs=1,nan=x86", bf16, f32);
   EXPECT_EQ(p.structure, FdpaStructure::tree);
   EXPECT_EQ(p.tree, "(c ((0 2) (1 3)))");
-  EXPECT_TRUE(same_params(parse_model(model_spec(p), bf16, f32), p));
+  EXPECT_EQ(model_text(p), "products(flush) | tree((c ((0 2) (1 3)))) | out(rtz, nan=x86)");
+  EXPECT_TRUE(same_params(parse_model(model_text(p), bf16, f32), lower(raise(p))));
   for (const char* bad : {"custom:structure=tree", "custom:structure=tree,tree=(c 0 0)",
                           "custom:structure=tree,tree=(0 1)", "custom:structure=tree,tree=(c (0 2))",
                           "custom:structure=tree,tree=(c (0 1)"}) {

@@ -23,8 +23,8 @@ TEST(UnitModel, EveryPresetRoundTripsThroughItsText) {
     const UnitModel back = parse_unit(text);
     EXPECT_EQ(unit_text(back), text);
     // The flat parameters are the preset's, field for field (describe_params' fields).
-    EXPECT_TRUE(same_params(lower(back), u.params)) << model_spec(lower(back)) << " vs "
-                                                     << model_spec(u.params);
+    EXPECT_TRUE(same_params(lower(back), u.params)) << model_text(lower(back)) << " vs "
+                                                     << model_text(u.params);
     // --model takes the text.
     EXPECT_TRUE(same_params(parse_model(text, u.in, u.out), u.params));
     // And the bits: random vectors through both.
@@ -66,7 +66,7 @@ TEST(UnitModel, HandWrittenTextsAreThePresetsTheyDescribe) {
   for (const Case& c : cases) {
     const Format in = parse_format(c.in), out = parse_format(c.out);
     EXPECT_TRUE(same_params(lower(parse_unit(c.text)), find_matrix_unit(c.preset, in, out)))
-        << c.preset << ": " << model_spec(lower(parse_unit(c.text)));
+        << c.preset << ": " << model_text(lower(parse_unit(c.text)));
   }
 }
 
@@ -96,6 +96,7 @@ TEST(UnitModel, MeaninglessCombinationsAreRefusedNamingTheStage) {
       {"tree((c 0) 1 2) | out(rne)", "tree()"},
       {"products(flush_positive) | chain()", "flush_positive needs flush"},
       {"fused(block=2, block=3)", "'block' given twice"},
+      {"fused(block=2, interleave=4) | c(after)", "interleave must be 1..block (2)"},
   };
   for (const Case& c : cases) {
     try {

@@ -1,6 +1,7 @@
-// `--model` text (parse_model: preset names and custom:key=value,... specs). Properties of an
-// accepted model: model_spec's text reads back to the same parameters, and fdpa runs on a short
-// dot product of codes from the input (a result or Error; never a crash or a hang).
+// `--model` text (parse_model: preset names, staged texts and custom:key=value,... specs).
+// Properties of an accepted model: its staged text (model_text) reads back to the same unit and
+// computes the same result, and fdpa runs on a short dot product of codes from the input (a
+// result or Error; never a crash or a hang).
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
@@ -22,10 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!fpfuzz::guarded("model", [&] { p = parse_model(text, fin, fout, "--model"); })) return 0;
   std::string spec;
   FdpaParams back;
-  fpfuzz::guarded("model", [&] { spec = model_spec(p); });
+  fpfuzz::guarded("model", [&] { spec = model_text(p); });
   fpfuzz::require(fpfuzz::guarded("model", [&] { back = parse_model(spec, fin, fout, "spec"); }) &&
-                      same_params(p, back),
-                  "model", "model_spec '" + spec + "' does not read back to the same model");
+                      model_text(back) == spec,
+                  "model", "model_text '" + spec + "' does not read back to the same unit");
   const std::size_t k = 1 + in.u8() % 16;
   std::vector<std::uint64_t> a(k), b(k);
   for (auto& v : a) v = in.u64() & fin.code_mask();
@@ -34,6 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fpfuzz::guarded("model", [&] {
     const std::uint64_t d = fdpa(p, fin, fout, a, b, c);
     fpfuzz::require((d & ~fout.code_mask()) == 0, "model", "fdpa gave a code wider than " + fout.name);
+    fpfuzz::require(fdpa(back, fin, fout, a, b, c) == d, "model",
+                    "the staged text '" + spec + "' computes another result than the model read");
   });
   return 0;
 }

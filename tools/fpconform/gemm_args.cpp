@@ -9,7 +9,7 @@ namespace fpconform::cli {
 using namespace fpconform::files;
 
 void add_gemm_options(CLI::App* sub, GemmArgs& g, bool model_required) {
-  auto* model = sub->add_option("--model", g.model, "preset (fpconform models) or custom:key=value,...");
+  auto* model = sub->add_option("--model", g.model, "preset (fpconform models), staged unit (\"fused(block=32, frac_bits=13) | out(rtz)\") or custom:key=value,...");
   if (model_required) model->required();
   sub->add_option("--acc", g.acc, "the unit's output/accumulator format (default: f32)");
   sub->add_option("--promote", g.promote, "add partial sums into fp32 every N products (0: off)")

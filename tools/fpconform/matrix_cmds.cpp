@@ -32,7 +32,7 @@ void add_matrix_commands(CLI::App& app, std::vector<Command>& commands) {
       bool check = false;
     };
     auto o = std::make_shared<Opts>();
-    sub->add_option("--model", o->model, "preset (fpconform models) or custom:key=value,...")->required();
+    sub->add_option("--model", o->model, "preset (fpconform models), staged unit (\"fused(block=32, frac_bits=13) | out(rtz)\") or custom:key=value,...")->required();
     sub->add_option("--in", o->in, "format of a and b")->required();
     sub->add_option("--out", o->out, "format of c and D")->required();
     sub->add_option("--b-format", o->b_format, "format of b, when it is not --in (e4m3 x e5m2)");

@@ -140,7 +140,7 @@ void add_probe_command(CLI::App& app, std::vector<Command>& commands) {
       "probe", "Characterize a matrix unit (emu:MODEL, cpu:fp32-fma|avx512-fp16|avx512-bf16|amx-bf16, cuda:KERNEL): "
                "probes, a bit-exact model, validation");
   auto a = std::make_shared<ProbeArgs>();
-  sub->add_option("--target", a->target, "emu:PRESET, emu:custom:key=value,..., cpu:..., cuda:KERNEL (fpconform-gpu-run --list)")->required();
+  sub->add_option("--target", a->target, "emu:PRESET, emu:<staged unit>, emu:custom:key=value,..., cpu:..., cuda:KERNEL (fpconform-gpu-run --list)")->required();
   sub->add_option("--in", a->in, "input format (emu targets; cpu targets have fixed formats)");
   sub->add_option("--b-format", a->b_format, "format of b, when it is not --in (emu targets: e4m3 x e5m2)");
   sub->add_option("--out", a->out, "output format");

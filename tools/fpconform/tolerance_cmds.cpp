@@ -20,7 +20,7 @@ void add_tolerance_command(CLI::App& app, std::vector<Command>& commands) {
     bool json = false, c_epilogue = false;
   };
   auto o = std::make_shared<Opts>();
-  sub->add_option("--model", o->model, "preset (fpconform models), custom:key=value,..., or exact")->required();
+  sub->add_option("--model", o->model, "preset (fpconform models), staged unit, custom:key=value,..., or exact")->required();
   sub->add_option("--in", o->in, "format of A and B")->required();
   sub->add_option("--out", o->out, "the unit's accumulator format (C and D)")->required();
   sub->add_option("--k", o->k, "products per dot product")->required();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of `fpconform fit`: rows written by `dot` for a custom model are fitted back
-# (exit 0, last line `model custom:... agrees on N/N cases`, a spec `dot --check` accepts);
+# (exit 0, last line `model <staged unit> agrees on N/N cases`, a model `dot --check` accepts);
 # recorded H100 fp8 rows without --c-zero match nothing (exit 1, the closest and the failing
 # rows); bad rows files exit 2 naming file:line.
 # Usage: fit_cli_test.sh path/to/fpconform path/to/suites/data/tensorcore-dumps
@@ -21,8 +21,8 @@ has() {  # has NAME SUBSTRING: $out contains it
 last_line_is_model() {  # last_line_is_model NAME N/M
   local last
   last=$(tail -1 <<<"$out")
-  if [[ "$last" =~ ^model\ custom:[a-z_]+=[^,\ ]+(,[a-z_]+=[^,\ ]+)*\ agrees\ on\ $2\ cases$ ]]; then ok
-  else bad "$1: last line [$last] is not 'model custom:<key>=<value>,... agrees on $2 cases'"; fi
+  if [[ "$last" =~ ^model\ [a-z]+\(.*\)\ agrees\ on\ $2\ cases$ ]]; then ok
+  else bad "$1: last line [$last] is not 'model <stage>(...) | ... agrees on $2 cases'"; fi
 }
 
 # ---- rows of a custom model, written by `dot`, fitted back ----
@@ -45,7 +45,7 @@ PY
 run "fit custom rows" 0 -- fit --rows "$tmp/custom.rows" --json "$tmp/fit.json"
 last_line_is_model "fit custom rows" "600/600"
 has "fit custom rows: family size" "family: "
-spec=$(tail -1 <<<"$out" | sed -E 's/^model ([^ ]+) agrees.*/\1/')
+spec=$(tail -1 <<<"$out" | sed -E 's/^model (.*) agrees on [0-9]+\/[0-9]+ cases$/\1/')
 grep -v '^#' "$tmp/custom.rows" >"$tmp/check.txt"
 if "$bin" dot --model "$spec" --in bf16 --out f32 --check <"$tmp/check.txt" >/dev/null 2>&1; then ok
 else bad "the fitted model $spec does not reproduce the rows in dot --check"; fi
@@ -103,7 +103,7 @@ run "no --rows" 2 -- fit
 # ---- recorded x86 rows without the presets: the rows alone give VDPBF16PS's tree ----
 rows="$dumps/../cpu-units/intel-xeon-emr/avx512-bf16-vdpbf16ps-special.txt"
 run "no presets" 0 -- fit --rows "$rows" --no-presets --probes 0
-has "no presets: the tree" "tree=((c 1) 0),nan=x86 agrees on 20000/20000 cases"
-has "no presets: no preset named" "custom:structure=tree"
+has "no presets: the tree" "model products(flush) | tree(((c 1) 0)) | out(rne, nan=x86) agrees on 20000/20000 cases"
+has "no presets: no preset named" "products(flush) | tree("
 
 finish fit_cli_test

@@ -16,7 +16,7 @@ answers() { grep -c '^answer ' "$1" 2>/dev/null || true; }
 rc=$?
 check "uninterrupted probe exits 0 (got $rc)" '[[ $rc -eq 0 ]]'
 untimed ref.raw >ref.txt
-check "uninterrupted output ends with the model line" 'tail -1 ref.txt | grep -q "^model custom:.* agrees on 20000/20000 cases$"'
+check "uninterrupted output ends with the model line" 'tail -1 ref.txt | grep -q "^model [a-z]*(.*) agrees on 20000/20000 cases$"'
 "$bin" "${probe[@]}" --checkpoint same.j >same.raw 2>/dev/null
 untimed same.raw >same.txt
 check "journaling changes nothing" 'cmp -s same.txt ref.txt'

@@ -185,7 +185,8 @@ def gemm(a, b, c=None, *, model: str, in_format: str | None = None, out_format: 
     a (M x K) and b (K x N): values (ml_dtypes arrays, float16/float32) or codes with
     in_format= (b_format= when b's differ: e4m3 x e5m2, fp6 x fp4). c (M x N): codes of the
     accumulator (acc_format, default f32, as the CLI's), or of c_format= (an f16 C into an f32
-    unit), or values. model: a preset (``models()``) or a ``custom:key=value,...`` unit.
+    unit), or values. model: a preset (``models()``), a staged unit
+    (``"chain() | out(rne)"``, what ``probe`` returns) or a ``custom:key=value,...`` unit.
     Operands of two formats take the preset's unit for both (refused where it models them
     differently).
 
@@ -248,7 +249,7 @@ def validate(d, a, b, c=None, *, model: str | None = None, reference: str | None
              ) -> ValidateResult:
     """Is a kernel's D = A.B + C right, and if not, where and why?
 
-    d is compared with the model's result bit for bit (model=, a preset or custom: unit, with
+    d is compared with the model's result bit for bit (model=, a preset, staged or custom: unit, with
     any of ``gemm``'s options: split_k, promote_every, scale_a, block_scale_a, ...) and with
     the correctly rounded exact result (reference="exact"; None: skip it). The verdict is on
     the first expectation: bit-exact, or within max_ulp / max_rel, or with tolerance="model"

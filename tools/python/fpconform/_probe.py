@@ -12,7 +12,7 @@ _VERSION = _c.__version__
 
 
 class Characterization:
-    """What ``probe`` found: the bit-exact ``model`` (a ``custom:`` spec that ``gemm`` and
+    """What ``probe`` found: the bit-exact ``model`` (a staged unit text that ``gemm`` and
     ``validate`` take), the ``verdict``, one ``evidence`` entry per probe (finding, why the
     outputs prove it, the cases), and how the model did on fresh cases (``agreed`` of
     ``validated``). True when the model agrees on every case and the unit is deterministic."""

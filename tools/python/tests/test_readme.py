@@ -30,7 +30,7 @@ def test_readme_examples_run_and_their_comments_hold(capsys):
                 want = np.array([float(v) for v in m.group(2).split(",")])
                 assert np.array_equal(got, want), (line, got)
                 values += 1
-            m = re.match(r"(\S.*?)\s+# == (\S+)", line)
+            m = re.match(r"(\S.*?)\s+# == ('[^']*'|\S+)", line)  # a quoted literal may hold spaces
             if m:
                 want = ast.literal_eval(m.group(2).rstrip(":"))
                 assert eval(m.group(1), scope) == want, line  # noqa: S307

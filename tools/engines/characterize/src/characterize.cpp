@@ -68,7 +68,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
   if (t.in_b() != t.in()) r.b = t.in_b();
   r.out = t.out();
   auto finish = [&]() -> Characterization& {
-    r.model_spec = model_spec(r.model);
+    r.model_spec = model_text(r.model);
     r.queries = t.queries() - queries_before;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
@@ -173,7 +173,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
     }
   };
   try_tree(found);
-  progress("synthesize", model_spec(found.params) + " (" + std::to_string(found.disagreements) +
+  progress("synthesize", model_text(found.params) + " (" + std::to_string(found.disagreements) +
                              " of " + std::to_string(training.size()) + " cases wrong)");
   r.model = found.params;
   if (const FdpaParams c = canonical_params(found.params);
@@ -227,7 +227,7 @@ Characterization characterize(Target& t, const CharacterizeOptions& o) {
   } else {
     r.expressible = false;
     r.verdict = "the family cannot express this unit as far as the search reaches: the best model found (" +
-                model_spec(r.model) + ") disagrees on " + std::to_string(r.validated - r.agreed) + " of " +
+                model_text(r.model) + ") disagrees on " + std::to_string(r.validated - r.agreed) + " of " +
                 std::to_string(r.validated) + " fresh cases, and no change of its parameters (single or "
                 "paired) reproduces all cases seen; the failing cases are listed";
   }

@@ -190,10 +190,4 @@ std::vector<std::pair<std::string, std::vector<std::string>>> field_values(
   return fields;
 }
 
-std::string fit_spec(const FdpaParams& p) {
-  const std::string spec = model_spec(p);
-  if (spec != "custom:") return spec;
-  return "custom:block=" + std::to_string(p.block) + ",frac_bits=" + std::to_string(p.frac_bits);
-}
-
 }  // namespace fpconform::characterize

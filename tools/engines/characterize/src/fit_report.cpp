@@ -10,6 +10,7 @@
 #include <map>
 
 #include "fpconform/characterize/fit.hpp"
+#include "fpconform/fdpa_spec.hpp"
 #include "fpconform/convert.hpp"
 
 namespace fpconform::characterize {
@@ -171,7 +172,7 @@ std::string fit_report_text(const FitResult& r, const RecordedRows& rows, const 
         file = this_file;
       }
       if (m.failed_rows.size() > 5) where += ", ...";
-      line(out, "  " + fit_spec(m.member.params) + preset_note(m.member) + ": fails " +
+      line(out, "  " + model_text(m.member.params) + preset_note(m.member) + ": fails " +
                     std::to_string(m.failed_rows.size()) + " of " + std::to_string(rows.cases.size()) +
                     " rows: " + where);
     }
@@ -218,7 +219,7 @@ std::string fit_report_text(const FitResult& r, const RecordedRows& rows, const 
           line(out, "  ...");
           break;
         }
-        line(out, "  " + fit_spec(r.matching[m].params) + preset_note(r.matching[m]));
+        line(out, "  " + model_text(r.matching[m].params) + preset_note(r.matching[m]));
         ++listed;
       }
     }
@@ -251,7 +252,7 @@ std::string fit_report_text(const FitResult& r, const RecordedRows& rows, const 
   }
   std::size_t agreed = 0;
   if (const FamilyMember* answer = fit_answer(r, rows.cases.size(), &agreed))
-    line(out, "model " + fit_spec(answer->params) + " agrees on " + std::to_string(agreed) + "/" +
+    line(out, "model " + model_text(answer->params) + " agrees on " + std::to_string(agreed) + "/" +
                   std::to_string(rows.cases.size()) + " cases");
   else
     line(out, "no model: every set in the family refused these formats");
@@ -276,7 +277,7 @@ std::string fit_report_json(const FitResult& r, const RecordedRows& rows, const 
   for (std::size_t c = 0; c < r.classes.size(); ++c)
     for (std::size_t m : r.classes[c]) class_of[m] = c + 1;
   for (std::size_t i = 0; i < r.matching.size(); ++i)
-    j["matching"].push_back({{"model", fit_spec(r.matching[i].params)},
+    j["matching"].push_back({{"model", model_text(r.matching[i].params)},
                              {"preset", r.matching[i].preset},
                              {"class", class_of[i]}});
   j["pinned"] = json::object();
@@ -310,12 +311,12 @@ std::string fit_report_json(const FitResult& r, const RecordedRows& rows, const 
   for (const NearMiss& m : r.closest) {
     std::vector<std::string> where;
     for (std::size_t i : m.failed_rows) where.push_back(rows.where[i]);
-    j["closest"].push_back({{"model", fit_spec(m.member.params)}, {"preset", m.member.preset},
+    j["closest"].push_back({{"model", model_text(m.member.params)}, {"preset", m.member.preset},
                             {"failed", m.failed_rows.size()}, {"failed_rows", where}});
   }
   std::size_t agreed = 0;
   const FamilyMember* answer = fit_answer(r, rows.cases.size(), &agreed);
-  j["model"] = answer ? fit_spec(answer->params) : "";
+  j["model"] = answer ? model_text(answer->params) : "";
   j["agrees"] = agreed;
   return j.dump(2) + "\n";
 }

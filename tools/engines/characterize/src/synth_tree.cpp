@@ -168,7 +168,7 @@ SearchResult search_tree(const FdpaParams& start, std::span<const SumTree> recov
     best.changes.push_back("structure = tree " + instruction.text() + " (from the recovered " +
                            std::to_string(product_count(recovered.front())) + "-product tree" +
                            (recovered.size() > 1 ? " and its other reading" : "") + "), " +
-                           model_spec(best.params));
+                           model_text(best.params));
     for (const std::string& e : edits) best.changes.push_back("tree edited: " + e);
   }
   return best;

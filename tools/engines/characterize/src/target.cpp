@@ -117,7 +117,7 @@ std::unique_ptr<Target> make_target(std::string_view spec, const Format* in, con
       parse_emu_options(model.substr(at + 1), split_k, reduction, what);
       model = model.substr(0, at);
     }
-    if (model.empty()) throw Error(where, "emu: needs a model (a preset or custom:...)");
+    if (model.empty()) throw Error(where, "emu: needs a model (a preset, a staged unit or custom:...)");
     const Format fin = in ? *in : parse_format("f16");
     const Format fout = out ? *out : parse_format("f32");
     const FdpaParams p = parse_model(model, fin, fout, what);
@@ -131,7 +131,7 @@ std::unique_ptr<Target> make_target(std::string_view spec, const Format* in, con
                            "), not b in " + in_b->name);
   if (t) return t;
   throw Error(where, "unknown target '" + std::string(spec) +
-                         "' (emu:PRESET, emu:custom:..., cpu:fp32-fma, cpu:avx512-fp16, "
+                         "' (emu:PRESET, emu:<staged unit>, emu:custom:..., cpu:fp32-fma, cpu:avx512-fp16, "
                          "cpu:avx512-bf16, cpu:amx-bf16)");
 }
 

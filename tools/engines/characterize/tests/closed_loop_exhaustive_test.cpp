@@ -80,9 +80,9 @@ TEST(ClosedLoopExhaustive, RandomParameterSets) {
     const Format in = parse_format(inputs[i % 8]);
     const Format out = parse_format(i % 5 == 4 && in.name != "bf16" && in.name != "tf32" ? "f16" : "f32");
     const FdpaParams p = random_params(1000 + i, in, out);
-    EmuTarget t("emu:" + model_spec(p), p, in, out);
+    EmuTarget t("emu:" + model_text(p), p, in, out);
     EXPECT_TRUE(check(t, "random " + std::to_string(i) + " " + in.name + "->" + out.name, tally))
-        << model_spec(p);
+        << model_text(p);
   }
   report("random parameter sets", tally);
   EXPECT_EQ(tally.reproduced, tally.runs);
@@ -103,9 +103,9 @@ TEST(ClosedLoopExhaustive, RandomTrees) {
     const Format in = parse_format(inputs[i % 4]);
     const Format out = parse_format(i % 3 == 2 && in.name != "bf16" ? "f16" : "f32");
     const FdpaParams p = random_tree_params(5000 + i);
-    EmuTarget t("emu:" + model_spec(p), p, in, out);
+    EmuTarget t("emu:" + model_text(p), p, in, out);
     EXPECT_TRUE(check(t, "tree " + std::to_string(i) + " " + in.name + "->" + out.name, tally))
-        << model_spec(p);
+        << model_text(p);
   }
   report("random trees", tally);
   EXPECT_EQ(tally.reproduced, tally.runs);

@@ -93,7 +93,7 @@ TEST(ClosedLoop, RandomParameterSets) {
     const Format in = parse_format(inputs[i % 5]);
     const Format out = parse_format(i % 4 == 3 && in.name != "bf16" && in.name != "tf32" ? "f16" : "f32");
     const FdpaParams p = random_params(7000 + i, in, out);
-    EmuTarget t("emu:" + model_spec(p), p, in, out);
+    EmuTarget t("emu:" + model_text(p), p, in, out);
     expect_reproduced(run(t, 10000, false), 10000);
   }
 }

@@ -18,7 +18,7 @@ Characterization sample() {
   c.in = parse_format("e4m3");
   c.out = parse_format("f32");
   c.model = find_matrix_unit("hopper", c.in, c.out);
-  c.model_spec = model_spec(c.model);
+  c.model_spec = model_text(c.model);
   c.evidence.push_back({"frac_bits", "frac_bits = 13", "2^-14 next to 1 is lost | 2^-13 is kept",
                         {{{0x38, 0x38}, {0x38, 0x08}, 0, 0x3f800000}}});
   c.validated = 100000;

@@ -138,14 +138,14 @@ inline void check_fit(const Dataset& d, std::size_t max_rows, int probe_budget) 
     if (d.zero_exp == kAnyZeroExp) std::erase(diff, std::string("zero_exp"));
     if (diff.empty() && published_index == r.matching.size()) published_index = i;
     for (const std::string& f : diff)
-      EXPECT_TRUE(d.open.count(f)) << d.dir << " " << d.out << ": " << fit_spec(r.matching[i].params)
+      EXPECT_TRUE(d.open.count(f)) << d.dir << " " << d.out << ": " << model_text(r.matching[i].params)
                                    << " matches but differs from the published set in " << f;
     EXPECT_TRUE(r.matching[i].params.block >= k || r.matching[i].params.block == d.block ||
                 r.matching[i].params.structure != FdpaStructure::fused)
-        << fit_spec(r.matching[i].params) << ": a block shorter than K = " << k;
+        << model_text(r.matching[i].params) << ": a block shorter than K = " << k;
   }
   ASSERT_LT(published_index, r.matching.size())
-      << d.dir << " " << d.out << ": the published " << fit_spec(want) << " is not among the matching sets";
+      << d.dir << " " << d.out << ": the published " << model_text(want) << " is not among the matching sets";
 
   // The report says why L is open (rows of K products) and ends with the first matching set.
   FitReportOptions report;
@@ -156,7 +156,7 @@ inline void check_fit(const Dataset& d, std::size_t max_rows, int probe_budget) 
   if (block_open)
     EXPECT_NE(text.find("  block: every L >= K = " + std::to_string(k) + " computes the rows in one block"),
               std::string::npos);
-  const std::string last = "model " + fit_spec(r.matching.front().params) + " agrees on " +
+  const std::string last = "model " + model_text(r.matching.front().params) + " agrees on " +
                            std::to_string(rows.cases.size()) + "/" + std::to_string(rows.cases.size()) + " cases\n";
   EXPECT_EQ(text.substr(text.size() - last.size()), last);
 

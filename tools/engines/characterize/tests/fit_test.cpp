@@ -109,7 +109,7 @@ TEST(FitRoundTrip, RowsOfACustomModelFitBackToAnEquivalentModel) {
   // (and the first one, the CLI's answer, on longer ones too).
   const std::vector<DotCase> fresh = random_cases(model, in, out, 3000, 8, 12);
   for (const FamilyMember& m : r.matching)
-    EXPECT_TRUE(disagreements(m.params, {in, out}, fresh).empty()) << fit_spec(m.params);
+    EXPECT_TRUE(disagreements(m.params, {in, out}, fresh).empty()) << model_text(m.params);
   EXPECT_TRUE(disagreements(r.matching.front().params, {in, out}, random_cases(model, in, out, 3000, 32, 13)).empty());
 }
 
@@ -157,7 +157,7 @@ TEST(FitRoundTrip, MixedOperandFormatsAreWrittenReadAndFitted) {
   // Every matching set gives the writer's answers on the rows and is hopper's block (L = 32,
   // F = 13, e8m13 accumulator) in the parameters that the rows pin.
   for (const FamilyMember& m : r.matching)
-    EXPECT_TRUE(disagreements(m.params, f, rows.cases).empty()) << fit_spec(m.params);
+    EXPECT_TRUE(disagreements(m.params, f, rows.cases).empty()) << model_text(m.params);
   EXPECT_TRUE(std::any_of(r.matching.begin(), r.matching.end(), [&](const FamilyMember& m) {
     return m.params.block == 32 && m.params.frac_bits == 13;
   }));
@@ -248,7 +248,7 @@ TEST(FitRoundTrip, NoMatchReportsTheClosestAndTheRowsTheyFail) {
   EXPECT_NE(text.find("no parameter set in the family reproduces every row"), std::string::npos);
   EXPECT_NE(text.find("fails 1 of 200 rows: x.rows:151"), std::string::npos) << text;
   EXPECT_EQ(text.substr(text.rfind('\n', text.size() - 2) + 1),
-            "model custom:block=4,frac_bits=23 agrees on 199/200 cases\n");
+            "model fused(block=4, frac_bits=23) | out(rtz) agrees on 199/200 cases\n");
 }
 
 // ---------------------------------------------------------------- reading rows

@@ -401,7 +401,7 @@ TEST(RecoverOrder, RandomParameterSets) {
     const Format& in = fmt(ins[pick(0, 4)]);
     const Format& out = fmt("f32");
     EmuTarget t("emu:random", p, in, out, std::min(split, k), red);
-    SCOPED_TRACE(model_spec(p) + " in " + in.name + " k=" + std::to_string(k) +
+    SCOPED_TRACE(model_text(p) + " in " + in.name + " k=" + std::to_string(k) +
                  " split=" + std::to_string(split));
     // What the formats allow (OrderStats: M / unit) against what the parameters need: IEEE
     // additions 2^(log2 k + p + 2), a fused node F + log2 k bits (late C: 31 for the sum).
@@ -629,7 +629,7 @@ TEST(SearchTree, StartsFromAPlainTreeWhateverTheFixedStructuresFound) {
   start.nan = "x86";
   const std::vector<SumTree> readings = recover_readings(t, 8);
   const SearchResult r = search_tree(start, readings, {fmt("e5m2"), fmt("f32")}, cases);
-  EXPECT_EQ(r.disagreements, 0u) << model_spec(r.params);
+  EXPECT_EQ(r.disagreements, 0u) << model_text(r.params);
   EXPECT_EQ(r.params.instr_k, 0);
   EXPECT_EQ(std::string(r.params.tree), "((((c 2 4 6) (0 5)) (1 7)) 3)");
 }

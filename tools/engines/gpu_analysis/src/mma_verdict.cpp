@@ -163,7 +163,7 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
       if (expected) v.expected_missing.emplace_back(name);
       continue;
     }
-    PresetAgreement a{std::string(name), model_spec(p), "", expected, 0};
+    PresetAgreement a{std::string(name), model_text(p), "", expected, 0};
     for (std::size_t i = 0; i < params.size() && a.same_as.empty(); ++i)  // the first such preset
       if (same_params(params[i], p)) a.same_as = v.presets[i].same_as.empty() ? v.presets[i].preset : v.presets[i].same_as;
     const KernelModel kernel(p, v.in, v.out, composition);
@@ -232,7 +232,7 @@ MmaVerdict mma_verdict(std::span<const Result> results, const MmaOptions& o) {
     v.fit_matching = fit.matching.size();
     std::size_t agreed_given = 0;
     if (const auto* m = characterize::fit_answer(fit, given.size(), &agreed_given)) {
-      v.fit_spec = characterize::fit_spec(m->params);
+      v.fit_spec = model_text(m->params);
       v.fit_agreed = rows.size() - characterize::disagreements(m->params, {v.in, v.out}, rows).size();
     }
   }

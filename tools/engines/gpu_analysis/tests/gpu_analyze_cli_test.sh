@@ -17,7 +17,7 @@ grep -q "1 agree with emu, 1 differ, 3 MMA results (3 kernels: 2 match the expec
 # made with hopper on cc 90: wgmma's expected preset (= hopper) reproduces every row and digest
 grep -q "^wgmma_m64n8k32_f32_e4m3 (e4m3 -> f32) on synthetic (emu) (cc 90) matches hopper-wgmma bit for bit (1024/1024 rows, 16/16 chunk digests)" <<<"$out" || { echo "FAIL: hopper verdict"; fail=1; }
 # made with a custom unit: no preset; the fit's proposal reproduces all 512 rows
-grep -q "^mma_m16n8k16_f32_bf16 (bf16 -> f32) on synthetic (emu) (cc 80): no preset reproduces every row.*proposes custom:.*which agrees on 512/512 rows" <<<"$out" || { echo "FAIL: custom verdict"; fail=1; }
+grep -q "^mma_m16n8k16_f32_bf16 (bf16 -> f32) on synthetic (emu) (cc 80): no preset reproduces every row.*proposes fused(.*which agrees on 512/512 rows" <<<"$out" || { echo "FAIL: custom verdict"; fail=1; }
 d="$tmp/devices/synthetic-emu"
 for f in mma.md cuda-wgmma-m64n8k32-f32-e4m3.e4m3-f32.json cuda-wgmma-m64n8k32-f32-e4m3.e4m3-f32.md cuda-mma-m16n8k16-f32-bf16.bf16-f32.json; do
   [[ -s $d/$f ]] || { echo "FAIL: no $d/$f"; ls "$tmp/devices" "$d"; fail=1; }

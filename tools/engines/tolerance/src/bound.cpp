@@ -464,7 +464,7 @@ Bound model_bound(const FdpaParams& unit, const Format& in, const Format& acc, i
     s.pre = sum(ev.post(s), c_leaf);
     s.last = add;
   }
-  std::string what = model_spec(unit);
+  std::string what = model_text(unit);
   if (out && !(*out == accf)) {
     const Rounding r = out_rounding ? *out_rounding : Rounding{};
     if (holds_exactly(accf, *out)) {

@@ -51,7 +51,7 @@ struct Characterization {
   // "e4m3 -> f32", or "e4m3 x e5m2 -> f32" where b's format is not a's.
   std::string formats_text() const;
   FdpaParams model;
-  std::string model_spec;                // model_spec(model) from fdpa_spec.hpp ("custom:...")
+  std::string model_spec;                // model_text(model): the staged form
   std::vector<ProbeEvidence> evidence;   // one entry per probe, then refinements
   std::uint64_t validated = 0, agreed = 0;  // the final model on fresh cases
   std::vector<DotCase> counterexamples;  // where the final model disagrees (empty if none)

@@ -89,10 +89,6 @@ std::span<const std::string_view> fit_family_fields();
 std::vector<std::pair<std::string, std::vector<std::string>>> field_values(
     std::span<const FamilyMember> sets);
 
-// The model text for the last line: model_spec(p), with block and frac_bits spelled out when
-// every field has its default value (so the text is never a bare "custom:").
-std::string fit_spec(const FdpaParams& p);
-
 // ---- reports (fit_report.cpp): what `fpconform fit` prints
 
 struct FitReportOptions {
