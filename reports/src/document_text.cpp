@@ -8,16 +8,6 @@
 namespace fpconform::reports {
 namespace {
 
-std::string md_cell(std::string s) {
-  for (char& c : s)
-    if (c == '\n') c = ' ';
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
 
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -38,7 +28,7 @@ void table_md(std::string& md, const Table& t) {
   md += "### " + t.title + "\n\n|";
   for (const auto& c : t.columns) {
     md += ' ';
-    md += md_cell(c);
+    md += markdown_cell(c);
     md += " |";
   }
   md += "\n|";
@@ -48,7 +38,7 @@ void table_md(std::string& md, const Table& t) {
     md += "|";
     for (const auto& c : r) {
       md += ' ';
-      md += md_cell(c);
+      md += markdown_cell(c);
       md += " |";
     }
     md += "\n";
@@ -58,6 +48,15 @@ void table_md(std::string& md, const Table& t) {
 }
 
 }  // namespace
+
+std::string markdown_cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
 
 std::string to_markdown(const Document& d) {
   std::string md = "# " + d.title + "\n\n";

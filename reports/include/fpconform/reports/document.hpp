@@ -74,6 +74,8 @@ nlohmann::json section_to_json(const Section& s);
 // The inverse; throws Error naming `where` (and the section and key) when j is not such a section.
 Section section_from_json(const nlohmann::json& j, const std::string& where);
 std::string to_csv(const Table& t);
+// One cell of a Markdown table: newlines as spaces, '|' escaped.
+std::string markdown_cell(std::string_view s);
 
 // Writes index.html, report.md, results.json and tables/<id>.csv into `dir` (created), each
 // atomically. Throws Error naming "--out" when the directory cannot be written.

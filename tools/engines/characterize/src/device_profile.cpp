@@ -7,6 +7,7 @@
 #include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/reports/atomic_file.hpp"
+#include "fpconform/reports/document.hpp"
 
 namespace fpconform::characterize {
 namespace {
@@ -75,12 +76,9 @@ std::string device_profile_markdown(const Characterization& c,
   md << "- Queries: " << c.queries << " dot products, " << c.seconds << " s\n";
   md << "- fpconform " << fpconform_version << "\n\n";
   md << "## Evidence\n\n| probe | finding | why |\n|---|---|---|\n";
-  for (const auto& e : c.evidence) {
-    std::string why = e.proves;
-    for (char& ch : why)
-      if (ch == '|' || ch == '\n') ch = ' ';
-    md << "| " << e.probe << " | " << e.finding << " | " << why << " |\n";
-  }
+  for (const auto& e : c.evidence)
+    md << "| " << reports::markdown_cell(e.probe) << " | " << reports::markdown_cell(e.finding) << " | "
+       << reports::markdown_cell(e.proves) << " |\n";
   if (!c.counterexamples.empty()) {
     md << "\n## Cases the model does not reproduce\n\nEach line is `a... b... c d` (hex codes), "
           "as `fpconform dot --check` reads it:\n\n```\n";
