@@ -4,6 +4,7 @@
 #include <bit>
 #include <vector>
 
+#include "fpconform/core/cpu_features.hpp"
 #include "fpconform/core/error.hpp"
 
 namespace fpconform {
@@ -262,9 +263,138 @@ Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
   return dispatch([&]<Op O, RoundingMode M>() { return eval<O, M>(a, b); });
 }
 
+// The row's add, sub and mul in vector lanes: each lane the result eval gives, computed without
+// branches so that the loop runs in AVX-512 lanes (where the CPU has them; elsewhere the scalar
+// row measured as fast). The exact sum or product is an integer mag * 2^exp; its length comes
+// from mag as a double, exact while mag < 2^53, so sums of operands more than 36 binades apart
+// (f16's are at most 29) are left to eval. The one grid both normal and tiny results round on
+// is 2^(max(e, emin) - m). A lane these rules do not settle is kRedo: an operand that is not
+// finite non-zero, an exact zero sum, a negative result in an unsigned format, a tiny result
+// without a subnormal grid, tiny by more than 63 bits, or with tininess after rounding in doubt.
+struct SmallFormatOp::Lanes {
+  static constexpr std::uint32_t kRedo = 0xFFFFFFFFu;  // not a result (flags 0xFF)
+  static constexpr int kMaxGap = 36;
+  struct Params {
+    std::int64_t sx, ex, na;  // a: significand, exponent of its last bit, sign (0, 1)
+    std::uint64_t sign_mask;
+    std::int64_t m, bias, emin, emax, max_finite;
+    std::int64_t unsigned_format, no_grid, ftz, after_rounding;
+    std::uint64_t overflow[2], ftz_result[2], zero[2];  // packed: code | flags << 16
+  };
+
+  static std::uint64_t pack(const Rounded& r) { return r.bits | std::uint64_t{r.flags.bits} << 16; }
+  // c ? a : b for c in {0, 1}.
+  [[gnu::always_inline]] static inline std::uint64_t pick(std::uint64_t c, std::uint64_t a, std::uint64_t b) {
+    return b ^ ((a ^ b) & (0 - c));
+  }
+
+  template <Op O, RoundingMode M>
+  [[gnu::always_inline]] static inline void body(const Params& p, const Entry* y, std::uint64_t b0,
+                                                 std::size_t n, std::uint32_t* out) {
+    // Every parameter in a local: the loop reads no memory but y.
+    const std::int64_t sx = p.sx, ex = p.ex, na = p.na, m = p.m, bias = p.bias, emin = p.emin;
+    const std::int64_t emax = p.emax, max_finite = p.max_finite, unsigned_format = p.unsigned_format;
+    const std::int64_t no_grid = p.no_grid, ftz = p.ftz, after_rounding = p.after_rounding;
+    const std::uint64_t sign_mask = p.sign_mask;
+    const std::uint64_t zero0 = p.zero[0], zero1 = p.zero[1], ov0 = p.overflow[0], ov1 = p.overflow[1];
+    const std::uint64_t ftz0 = p.ftz_result[0], ftz1 = p.ftz_result[1];
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t sy = y[i].sig, ey = y[i].exp;
+      const std::int64_t nb = static_cast<std::int64_t>(((b0 + i) & sign_mask) != 0) ^ (O == Op::sub ? 1 : 0);
+      std::int64_t mag, exp, neg, redo = sy == 0 ? 1 : 0;
+      if constexpr (O == Op::mul) {
+        mag = sx * sy;
+        exp = ex + ey;
+        neg = na ^ nb;
+      } else {
+        exp = ex < ey ? ex : ey;
+        const std::int64_t gx = ex - exp, gy = ey - exp;
+        redo |= static_cast<std::int64_t>((gx > kMaxGap) | (gy > kMaxGap));
+        const std::int64_t X = sx << (gx & 63), Y = sy << (gy & 63);
+        const std::int64_t sum = (na ? -X : X) + (nb ? -Y : Y);
+        redo |= sum == 0 ? 1 : 0;
+        neg = sum < 0 ? 1 : 0;
+        mag = sum < 0 ? -sum : sum;
+      }
+      // e: the exponent of mag's leading bit, from mag as a double (exact below 2^53).
+      const std::int64_t lead =
+          static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(static_cast<double>(mag | 1)) >> 52) - 1023;
+      const std::int64_t e = exp + lead;
+      const std::int64_t tiny = e < emin ? 1 : 0;
+      const std::int64_t q = (tiny ? emin : e) - m;  // the grid: 2^q
+      const std::int64_t shift = q - exp;              // bits of mag below the grid
+      redo |= unsigned_format & neg;
+      redo |= tiny & (no_grid | static_cast<std::int64_t>(shift > 63) |
+                      (after_rounding & static_cast<std::int64_t>(e == emin - 1)));
+      const std::int64_t sh = shift < 0 ? 0 : shift & 63, up = shift < 0 ? -shift : 0;
+      const std::uint64_t umag = static_cast<std::uint64_t>(mag);
+      const std::uint64_t trunc = umag >> sh;
+      const std::uint64_t kept = trunc << (up & 63);
+      const std::uint64_t inexact = umag != (trunc << sh) ? 1 : 0;
+      // umag < 2^53, so umag2's bit sh is the first bit below the grid and its bits under sh
+      // are the rest (written so, not with masks 2^sh - 1: the vectorizer takes these).
+      const std::uint64_t umag2 = umag << 1;
+      const std::uint64_t round_bit = (umag2 >> sh) & 1;
+      const std::uint64_t sticky = umag2 != ((umag2 >> sh) << sh) ? 1 : 0;
+      // The code: the exponent field (e + bias - 1 for a normal e: kept carries the leading
+      // bit) over the fraction; a carry out of the fraction moves into the exponent field.
+      std::uint64_t code = (tiny ? 0 : static_cast<std::uint64_t>(e + bias - 1) << m) + kept;
+      std::uint64_t away = 0;
+      if constexpr (M == RoundingMode::rne) away = round_bit & (sticky | code);
+      else if constexpr (M == RoundingMode::rna) away = round_bit;
+      else if constexpr (M == RoundingMode::up) away = inexact & static_cast<std::uint64_t>(neg ^ 1);
+      else if constexpr (M == RoundingMode::down) away = inexact & static_cast<std::uint64_t>(neg);
+      else if constexpr (M == RoundingMode::odd) code |= inexact;
+      code += away;
+      const std::uint64_t flags = inexact * (tiny ? Flags::inexact | Flags::underflow : Flags::inexact);
+      // The result by masks, not nested selects (which the vectorizer does not take).
+      const std::uint64_t un = static_cast<std::uint64_t>(neg);
+      const std::uint64_t signed_code = code | (sign_mask & (0 - un));
+      const std::uint64_t packed = pick(code == 0, pick(un, zero1, zero0), signed_code) | flags << 16;
+      const std::uint64_t overflows =
+          static_cast<std::uint64_t>(e > emax) | static_cast<std::uint64_t>(static_cast<std::int64_t>(code) > max_finite);
+      std::uint64_t r = pick(overflows, pick(un, ov1, ov0), packed);
+      r = pick(static_cast<std::uint64_t>(tiny & ftz), pick(un, ftz1, ftz0), r);
+      out[i] = static_cast<std::uint32_t>(pick(static_cast<std::uint64_t>(redo), kRedo, r));
+    }
+  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  template <Op O, RoundingMode M>
+  [[gnu::target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"), gnu::noinline]] static void avx512(
+      const Params& p, const Entry* y, std::uint64_t b0, std::size_t n, std::uint32_t* out) {
+    body<O, M>(p, y, b0, n, out);
+  }
+#endif
+  static bool available() {
+#if defined(__x86_64__) && defined(__GNUC__)
+    return cpu_features().avx512 && cpu_features().avx512vl && !portable_dispatch();
+#else
+    return false;
+#endif
+  }
+};
+
 template <Op O, RoundingMode M>
 void SmallFormatOp::row_impl(std::uint64_t a, std::uint64_t b0, std::size_t n,
                              std::uint32_t* out) const {
+#if defined(__x86_64__) && defined(__GNUC__)
+  const Entry x = table_[a];
+  if (O != Op::div && x.sig != 0 && Lanes::available()) {  // a special a: every lane is eval's
+    Lanes::Params p{x.sig, x.exp, (a & sign_mask_) != 0 ? 1 : 0, sign_mask_, m_, bias_, emin_, emax_,
+                    static_cast<std::int64_t>(max_finite_), sign_mask_ == 0 ? 1 : 0,
+                    subnormal_grid_ ? 0 : 1, options_.rounding.ftz ? 1 : 0,
+                    options_.rounding.tininess == Tininess::after_rounding ? 1 : 0,
+                    {Lanes::pack(overflow_[0]), Lanes::pack(overflow_[1])},
+                    {Lanes::pack(ftz_[0]), Lanes::pack(ftz_[1])}, {zero_[0], zero_[1]}};
+    Lanes::avx512<O, M>(p, table_.data() + b0, b0, n, out);
+    for (std::size_t i = 0; i < n; ++i)
+      if (out[i] == Lanes::kRedo) {
+        const Rounded r = eval<O, M>(a, b0 + i);
+        out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+      }
+    return;
+  }
+#endif
   for (std::size_t i = 0; i < n; ++i) {
     const Rounded r = eval<O, M>(a, b0 + i);
     out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);

@@ -32,7 +32,8 @@ class SmallFormatOp {
 
   // A row of pairs (the exhaustive sweeps: a fixed, every b): for i < n, out[i] = the code of
   // (*this)(a, b0 + i) | its flags << 16 — the same results, with the op and mode dispatched
-  // once per row instead of per pair.
+  // once per row instead of per pair; add, sub and mul of a finite non-zero a run in AVX-512
+  // lanes where the CPU has them (a lane they do not settle goes the pair's way).
   void row(std::uint64_t a, std::uint64_t b0, std::size_t n, std::uint32_t* out) const;
 
   static bool supports(const Format& f, Op op);
@@ -47,6 +48,7 @@ class SmallFormatOp {
   Rounded eval(std::uint64_t a, std::uint64_t b) const;
   template <Op O, RoundingMode M>
   void row_impl(std::uint64_t a, std::uint64_t b0, std::size_t n, std::uint32_t* out) const;
+  struct Lanes;  // the row's add, sub and mul in vector lanes (fast_arith.cpp)
   template <class F>
   auto dispatch(F&& f) const;  // f.template operator()<op_, mode>()
   template <RoundingMode M>

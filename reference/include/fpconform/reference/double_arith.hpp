@@ -669,6 +669,15 @@ class Context {
                                                              std::uint32_t* out) const {
     row_ops(k, va, vb, n, out);
   }
+  [[gnu::target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma"), gnu::noinline]] void row_avx512(
+      int k, double va, const double* vb, std::size_t n, std::uint32_t* out) const {
+    row_ops(k, va, vb, n, out);
+  }
+  static bool have_avx512() {
+    static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+    return yes;
+  }
   static bool have_avx2() {
     static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return yes;
@@ -680,6 +689,7 @@ class Context {
   }
   void row_kernel(int k, double va, const double* vb, std::size_t n, std::uint32_t* out) const {
 #if defined(__x86_64__) && defined(__GNUC__)
+    if (have_avx512()) return row_avx512(k, va, vb, n, out);
     if (have_avx2()) return row_avx2(k, va, vb, n, out);
 #endif
     row_plain(k, va, vb, n, out);
@@ -689,9 +699,9 @@ class Context {
   // A row of a binary operation: for i < n, out[i] = pack(apply(op, {a, b0 + i})) — the same
   // results as apply, faster, for the exhaustive sweeps (a fixed, every b). Needs a format of
   // <= 16 bits (has_rows()). For add, sub, mul and div in a deterministic mode of a signed
-  // format: a finite non-zero a runs the branch-free row_body over the value table (AVX2 where
-  // the CPU has it), a special b's result comes from the memo of its column (per sign of a),
-  // and a special a's result for a finite non-zero b is that of the first such b of the same
+  // format: a finite non-zero a runs the branch-free row_body over the value table (AVX-512,
+  // else AVX2, where the CPU has them), a special b's result comes from the memo of its column
+  // (per sign of a), and a special a's result for a finite non-zero b is that of the first such b of the same
   // sign in the row (it depends on b's sign only: NaN a, inf a, or a zero a under mul and div;
   // a zero a under add or sub gives b, which row_body computes as 0 + b). Every other pair,
   // and every pair of other ops and configurations, goes through apply.
