@@ -310,11 +310,13 @@ struct SmallFormatOp::Lanes {
         exp = ex < ey ? ex : ey;
         const std::int64_t gx = ex - exp, gy = ey - exp;
         redo |= static_cast<std::int64_t>((gx > kMaxGap) | (gy > kMaxGap));
-        const std::int64_t X = sx << (gx & 63), Y = sy << (gy & 63);
-        const std::int64_t sum = (na ? -X : X) + (nb ? -Y : Y);
+        // In unsigned two's complement: a lane to redo may shift bits out of range.
+        const std::uint64_t X = static_cast<std::uint64_t>(sx) << (gx & 63);
+        const std::uint64_t Y = static_cast<std::uint64_t>(sy) << (gy & 63);
+        const std::uint64_t sum = (na ? 0 - X : X) + (nb ? 0 - Y : Y);
         redo |= sum == 0 ? 1 : 0;
-        neg = sum < 0 ? 1 : 0;
-        mag = sum < 0 ? -sum : sum;
+        neg = static_cast<std::int64_t>(sum >> 63);
+        mag = static_cast<std::int64_t>(neg ? 0 - sum : sum);
       }
       // e: the exponent of mag's leading bit, from mag as a double (exact below 2^53).
       const std::int64_t lead =
