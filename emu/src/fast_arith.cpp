@@ -9,6 +9,15 @@
 
 namespace fpconform {
 
+namespace {
+
+// A result as the row form writes it: the code | its flags << 16.
+std::uint32_t row_code(const Rounded& r) {
+  return static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+}
+
+}  // namespace
+
 bool SmallFormatOp::supports(const Format& f, Op op) {
   return f.width() <= 16 && (op == Op::add || op == Op::sub || op == Op::mul || op == Op::div);
 }
@@ -265,7 +274,7 @@ Rounded SmallFormatOp::operator()(std::uint64_t a, std::uint64_t b) const {
 
 // The row's add, sub and mul in vector lanes: each lane the result eval gives, computed without
 // branches so that the loop runs in AVX-512 lanes (where the CPU has them; elsewhere the scalar
-// row measured as fast). The exact sum or product is an integer mag * 2^exp; its length comes
+// row runs: AVX2 has no 64-bit lane compares or int64 -> double conversions). The exact sum or product is an integer mag * 2^exp; its length comes
 // from mag as a double, exact while mag < 2^53, so sums of operands more than 36 binades apart
 // (f16's are at most 29) are left to eval. The one grid both normal and tiny results round on
 // is 2^(max(e, emin) - m). A lane these rules do not settle is kRedo: an operand that is not
@@ -282,7 +291,6 @@ struct SmallFormatOp::Lanes {
     std::uint64_t overflow[2], ftz_result[2], zero[2];  // packed: code | flags << 16
   };
 
-  static std::uint64_t pack(const Rounded& r) { return r.bits | std::uint64_t{r.flags.bits} << 16; }
   // c ? a : b for c in {0, 1}.
   [[gnu::always_inline]] static inline std::uint64_t pick(std::uint64_t c, std::uint64_t a, std::uint64_t b) {
     return b ^ ((a ^ b) & (0 - c));
@@ -386,20 +394,20 @@ void SmallFormatOp::row_impl(std::uint64_t a, std::uint64_t b0, std::size_t n,
                     static_cast<std::int64_t>(max_finite_), sign_mask_ == 0 ? 1 : 0,
                     subnormal_grid_ ? 0 : 1, options_.rounding.ftz ? 1 : 0,
                     options_.rounding.tininess == Tininess::after_rounding ? 1 : 0,
-                    {Lanes::pack(overflow_[0]), Lanes::pack(overflow_[1])},
-                    {Lanes::pack(ftz_[0]), Lanes::pack(ftz_[1])}, {zero_[0], zero_[1]}};
+                    {row_code(overflow_[0]), row_code(overflow_[1])},
+                    {row_code(ftz_[0]), row_code(ftz_[1])}, {zero_[0], zero_[1]}};
     Lanes::avx512<O, M>(p, table_.data() + b0, b0, n, out);
     for (std::size_t i = 0; i < n; ++i)
       if (out[i] == Lanes::kRedo) {
         const Rounded r = eval<O, M>(a, b0 + i);
-        out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+        out[i] = row_code(r);
       }
     return;
   }
 #endif
   for (std::size_t i = 0; i < n; ++i) {
     const Rounded r = eval<O, M>(a, b0 + i);
-    out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+    out[i] = row_code(r);
   }
 }
 
@@ -409,7 +417,7 @@ void SmallFormatOp::row(std::uint64_t a, std::uint64_t b0, std::size_t n,
   if (!fast_mode_ || a > mask || b0 > mask || n > mask + 1 - b0) {
     for (std::size_t i = 0; i < n; ++i) {
       const Rounded r = (*this)(a, b0 + i);
-      out[i] = static_cast<std::uint32_t>(r.bits) | (static_cast<std::uint32_t>(r.flags.bits) << 16);
+      out[i] = row_code(r);
     }
     return;
   }
