@@ -750,6 +750,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
     exact_digits_ = (hi - lo + 31) / 32 + 3;
     if (exact_digits_ > kExactMaxDigits) exact_fast_ = false;
   }
+  column_lanes_ = fast_ && pack_f32_rz_ && ieee_out_ && column_lanes_serve(p, f);
   if (f.uniform()) host_ = detail::HostIeeePath::make(p, in, out);
 }
 
@@ -766,9 +767,22 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
       const auto s = static_cast<std::int32_t>(v.sig);
       d.sig[i] = v.negative ? -s : s;
       d.lead[i] = v.exp + in.man_bits;
+      d.min_lead = std::min(d.min_lead, d.lead[i]);
+      d.max_lead = std::max(d.max_lead, d.lead[i]);
+      d.min_exp = std::min(d.min_exp, v.exp + static_cast<int>(std::bit_width(v.sig)) - 1);
     } else {
       d.sig[i] = 0;
       d.lead[i] = kZeroLead;
+    }
+  }
+  if (column_lanes_) {
+    d.value32.resize(codes.size());
+    d.lead32.resize(codes.size());
+    for (std::size_t i = 0; i < codes.size(); ++i) {
+      const bool nz = d.sig[i] != 0;
+      d.value32[i] = nz ? std::ldexp(static_cast<float>(d.sig[i]), d.lead[i] - in.man_bits)
+                        : ((codes[i] & in.sign_mask()) ? -0.0f : 0.0f);
+      d.lead32[i] = nz ? std::ldexp(1.0f, d.lead[i]) : 0.0f;
     }
   }
   if (host_) {
@@ -1146,6 +1160,18 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
                                 std::to_string(c.size()) + " C values, " +
                                 std::to_string(out.size()) + " outputs");
   const detail::DefaultHostFpMode fp_mode;
+  if (column_lanes_apply(a, b, k) && stride_b >= 16) {
+    dot_many_in_lanes(a, offset_a, b, offset_b, stride_b, k, c, out);
+    return;
+  }
+  dot_groups(a, offset_a, b, offset_b, stride_b, k, c, out);
+}
+
+void FdpaKernel::dot_groups(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+                            const DecodedOperands& b, std::span<const std::size_t> offset_b,
+                            std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
+                            std::span<std::uint64_t> out) const {
+  const std::size_t count = offset_a.size();
   if (host_) {
     for (std::size_t i = 0; i < count; i += 8) {
       const int n = static_cast<int>(std::min<std::size_t>(8, count - i));

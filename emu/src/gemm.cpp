@@ -29,7 +29,7 @@ std::uint64_t ieee(Op op, const Format& f, std::uint64_t a, std::uint64_t b, std
 }
 
 // The operands decoded once for the kernel: A by rows, B by columns (transposed), so every
-// dot product reads contiguous memory.
+// dot product reads contiguous memory; B row-major too where the kernel takes it so.
 struct Prepared {
   const GemmOptions* o;
   const Matrix* a_in;
@@ -37,6 +37,7 @@ struct Prepared {
   FdpaFormats formats;
   FdpaKernel kernel;
   DecodedOperands a, bt;
+  DecodedOperands b;  // B as it is, row-major, where the kernel runs best with it
   int k;
   // c_format: the format of the C values dot() is given.
   Prepared(const GemmOptions& opt, const Matrix& a_matrix, const Matrix& b_matrix,
@@ -49,6 +50,7 @@ struct Prepared {
       for (int c = 0; c < b_matrix.cols; ++c)
         t[static_cast<std::size_t>(c) * b_matrix.rows + r] = b_matrix.at(r, c);
     bt = kernel.decode(t, Operand::b);
+    if (kernel.row_major_b()) b = kernel.decode(b_matrix.codes, Operand::b);
   }
   std::uint64_t dot(int row, int col, int k0, int k1, std::uint64_t start) const {
     if (o->block_scale_a.empty() && !o->reverse_k)
@@ -161,30 +163,46 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
   d.codes.resize(static_cast<std::size_t>(a.rows) * b.cols);
   const int k = a.cols;
   // The plain case (one slice of all K through the kernel, no promotion, no block scales, K in
-  // order): a whole row of D at once, so that the kernel interleaves the columns' dot products.
+  // order): several whole rows of D at once, so that the kernel interleaves the dot products
+  // (and, with B row-major, shares each load of B among the rows).
   const bool by_rows = o.split_k == 1 && !promote && o.block_scale_a.empty() && !o.reverse_k;
+  constexpr int kRowsAtOnce = 4;
   const auto n = static_cast<std::size_t>(b.cols);
-  std::vector<std::size_t> offset_a(n), offset_b(n);
-  std::vector<std::uint64_t> epilogue_c(n), starts(n), values(n);
-  for (std::size_t j = 0; j < n; ++j) offset_b[j] = j * static_cast<std::size_t>(k);
+  const bool row_major = pr.kernel.row_major_b();
+  // C of element (i, j) as the unit sees it, and as the epilogue adds it.
+  auto c_of = [&](int i, int j) {
+    std::uint64_t start = c ? c->at(i, j) : 0;
+    if (convert_c) start = convert(start, c->format, o.acc, Rounding{}).bits;
+    if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
+    return start;
+  };
+  std::vector<std::size_t> offset_a, offset_b;
+  std::vector<std::uint64_t> epilogue_c(n), starts(n), values;
   for (int i = 0; i < a.rows; ++i) {
     for (int j = 0; j < b.cols; ++j) {
-      std::uint64_t start = c ? c->at(i, j) : 0;
-      if (convert_c) start = convert(start, c->format, o.acc, Rounding{}).bits;
-      if (promote && c) start = convert(start, o.acc, acc_format, Rounding{}).bits;
-      epilogue_c[static_cast<std::size_t>(j)] = start;
-      starts[static_cast<std::size_t>(j)] = o.c_in_epilogue ? 0 : start;
+      epilogue_c[static_cast<std::size_t>(j)] = c_of(i, j);
+      starts[static_cast<std::size_t>(j)] = o.c_in_epilogue ? 0 : c_of(i, j);
     }
-    if (by_rows) {
-      std::fill(offset_a.begin(), offset_a.end(), static_cast<std::size_t>(i) * k);
-      pr.kernel.dot_many(pr.a, offset_a, pr.bt, offset_b, 1, static_cast<std::size_t>(k), starts,
-                         values);
+    if (by_rows && i % kRowsAtOnce == 0) {
+      const int rows = std::min(kRowsAtOnce, a.rows - i);
+      offset_a.clear();
+      offset_b.clear();
+      std::vector<std::uint64_t> block_starts;
+      for (int r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < n; ++j) {
+          offset_a.push_back(static_cast<std::size_t>(i + r) * k);
+          offset_b.push_back(row_major ? j : j * static_cast<std::size_t>(k));
+          block_starts.push_back(o.c_in_epilogue ? 0 : c_of(i + r, static_cast<int>(j)));
+        }
+      values.resize(block_starts.size());
+      pr.kernel.dot_many(pr.a, offset_a, row_major ? pr.b : pr.bt, offset_b, row_major ? n : 1,
+                         static_cast<std::size_t>(k), block_starts, values);
     }
     for (int j = 0; j < b.cols; ++j) {
       const std::uint64_t start = starts[static_cast<std::size_t>(j)];
       std::uint64_t value;
       if (by_rows) {
-        value = values[static_cast<std::size_t>(j)];
+        value = values[static_cast<std::size_t>(i % kRowsAtOnce) * n + static_cast<std::size_t>(j)];
       } else if (o.split_k == 1) {
         value = element(o, pr, a, b, i, j, 0, k, start);
       } else {

@@ -291,6 +291,85 @@ TEST(FdpaKernel, BlocksOfTheLargestSignificands) {
   EXPECT_GT(compared, 100);
 }
 
+// The column lanes (sixteen columns of a row-major B per AVX-512 vector, up to four groups at
+// once, rows of A sharing B) against fdpa, for every preset they serve: 1 to 5 rows, 16 to 53
+// columns (whole groups and leftovers), K with and without a partial last block; ordinary values,
+// values spread over 2^-40 .. 2^40 where the format has them, zeros, blocks of the largest
+// significands (sums at the edge of int32), blocks that cancel to zero, and C zero, subnormal,
+// near overflow, NaN or inf per output; and outputs written over C.
+TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
+  std::mt19937_64 rng(77);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f32 = parse_format("f32"), f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int served = 0, compared = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    if (in.precision() > 12 || !in.is_signed) continue;
+    const auto p = unit_for(e, in, f32);
+    if (!p) continue;
+    const FdpaKernel kernel(*p, in, f32);
+    if (!kernel.row_major_b()) continue;
+    ++served;
+    const std::uint64_t big = (static_cast<std::uint64_t>(in.bias) << in.man_bits) |
+                              ((1ull << in.man_bits) - 1);
+    for (int t = 0; t < 8; ++t) {
+      const std::size_t rows = 1 + static_cast<std::size_t>(t) % 5;
+      const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 32 : 53;
+      const auto L = static_cast<std::size_t>(p->block);
+      const std::size_t k = t % 2 == 0 ? L * (1 + rng() % 40) : L * (1 + rng() % 40) + 1 + rng() % (L - 1 > 0 ? L - 1 : 1);
+      // 0: ordinary; 1: spread, zeros; 2: largest significands; 3: cancelling in pairs.
+      const int kind = t % 4;
+      auto code = [&](std::size_t i) {
+        double x = normal(rng);
+        if (kind == 1) x = std::ldexp(x, static_cast<int>(rng() % 81) - 40);
+        std::uint64_t v = convert(std::bit_cast<std::uint64_t>(x), f64, in, sat).bits;
+        if (kind == 1 && rng() % 9 == 0) v = rng() % 2 ? in.sign_mask() : 0;
+        if (kind == 2) v = big | (rng() % 2 ? in.sign_mask() : 0);
+        if (kind == 3 && i % 2 == 1) v = 0;  // filled below
+        return v;
+      };
+      std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = code(i % k);
+      for (std::size_t i = 0; i < b.size(); ++i) b[i] = code(i / n);
+      if (kind == 3)  // products in pairs that cancel: a[2i+1] = -a[2i], b[2i+1] = b[2i]
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t i = 1; i < k; i += 2) {
+            a[r * k + i] = a[r * k + i - 1] ^ in.sign_mask();
+            for (std::size_t j = 0; j < n; ++j) b[i * n + j] = b[(i - 1) * n + j];
+          }
+      const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+      std::vector<std::size_t> oa, ob;
+      std::vector<std::uint64_t> c;
+      const std::uint64_t specials[] = {0x00000000, 0x80000000, 0x00000010, 0x7F7FFFF0, 0xFF7FFFF0,
+                                        0x7F800000, 0xFF800000, 0x7FC00000, 0x00800000};
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < n; ++j) {
+          oa.push_back(r * k);
+          ob.push_back(j);
+          c.push_back(rng() % 4 == 0 ? specials[rng() % 9] : (rng() & 0x807FFFFF) | 0x3F000000);
+        }
+      std::vector<std::uint64_t> got(c.size());
+      kernel.dot_many(da, oa, db, ob, n, k, c, got);
+      for (std::size_t o = 0; o < c.size(); ++o) {
+        const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
+                                            a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k));
+        std::vector<std::uint64_t> bv(k);
+        for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + ob[o]];
+        ASSERT_EQ(got[o], fdpa(*p, in, f32, av, bv, c[o]))
+            << e.preset << " " << e.input << " t=" << t << " rows=" << rows << " n=" << n
+            << " k=" << k << " output " << o << " c=" << c[o];
+        ++compared;
+      }
+      kernel.dot_many(da, oa, db, ob, n, k, c, c);
+      ASSERT_EQ(c, got) << e.preset << " " << e.input << " t=" << t;
+    }
+  }
+  if (served == 0) GTEST_SKIP() << "the column lanes need AVX-512 (F, DQ, BW, VL); this CPU has not";
+  EXPECT_GT(compared, 5000);
+}
+
 // The late-C path's eight lanes (CDNA3: dot_many with eight columns): C far below the block
 // (dropped for fp8, floored for the others: tiny negative C moves the result), far above it,
 // zero of either sign, subnormal, NaN and inf, against fdpa column by column.

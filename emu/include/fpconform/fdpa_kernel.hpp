@@ -22,6 +22,7 @@
 // would flush, goes to fdpa.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -47,6 +48,11 @@ struct DecodedOperands {
   std::vector<float> host32;
   std::vector<double> host64;
   int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
+  // For the column lanes (FdpaKernel::row_major_b): each value as fp32 and 2^lead as fp32 (0 for
+  // a zero); and over the nonzero finite values, the smallest floor(log2 |x|), the smallest and
+  // the largest lead (INT_MAX, INT_MAX, INT_MIN where there is none).
+  std::vector<float> value32, lead32;
+  int min_exp = INT_MAX, min_lead = INT_MAX, max_lead = INT_MIN;
 };
 
 // Which operand a vector of codes is (a and b may be in different formats).
@@ -62,6 +68,10 @@ class FdpaKernel {
   bool fast() const {
     return fast_ || exact_fast_ || variant_ != nullptr || host_ != nullptr;
   }
+  // Whether dot_many runs fastest with b row-major: sixteen consecutive columns (offset_b
+  // consecutive, stride_b >= 16, one offset_a) run in the lanes of AVX-512 vectors. Other b
+  // layouts are served too, by the paths for a contiguous column (strided columns gathered).
+  bool row_major_b() const { return column_lanes_; }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
   // Codes of operand `which`, decoded in its format.
@@ -76,7 +86,8 @@ class FdpaKernel {
   // out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]), the same codes. Where the
   // fused block's two-pass path serves, up to eight of them run at once, their block chains (each
   // block waits for the previous block's rounded result) interleaved, or with AVX2 one per
-  // vector lane. out may be c. Throws Error when the four spans differ in length.
+  // vector lane; sixteen consecutive columns of a row-major b in AVX-512 lanes (row_major_b).
+  // out may be c. Throws Error when the four spans differ in length.
   void dot_many(const DecodedOperands& a, std::span<const std::size_t> offset_a,
                 const DecodedOperands& b, std::span<const std::size_t> offset_b,
                 std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
@@ -124,6 +135,29 @@ class FdpaKernel {
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
+  // The column lanes (fdpa_column_lanes.cpp): n <= 4 groups, group i the sixteen dot products
+  // of a from offset_a[i] against the consecutive columns of a row-major b from offset_b[i];
+  // d[16 i .. 16 i + 16) its C codes in, its results out.
+  static bool column_lanes_serve(const FdpaParams& p, const FdpaFormats& f);
+  bool column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b, std::size_t k) const;
+  void dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,
+                        const DecodedOperands& b, const std::size_t* offset_b,
+                        std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
+  // dot_many where the column lanes apply: runs of sixteen outputs in tiles, the rest by
+  // dot_groups.
+  void dot_many_in_lanes(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+                         const DecodedOperands& b, std::span<const std::size_t> offset_b,
+                         std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
+                         std::span<std::uint64_t> out) const;
+  // One block of n <= 64 products of a column of a strided b, by `block`.
+  std::uint64_t block_of_column(const DecodedOperands& a, std::size_t offset_a,
+                                const DecodedOperands& b, std::size_t offset_b,
+                                std::size_t stride_b, std::size_t n, std::uint64_t c) const;
+  // dot_many's groups of up to eight (the paths other than the column lanes).
+  void dot_groups(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+                  const DecodedOperands& b, std::span<const std::size_t> offset_b,
+                  std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
+                  std::span<std::uint64_t> out) const;
   // The exact steps into binary32 in AVX2 lanes (fdpa_exact_steps.cpp), the same interface.
   static bool exact_steps_serve(const FdpaParams& p, const FdpaFormats& f);
   void dot_exact_steps(const DecodedOperands& a, const std::size_t* offset_a,
@@ -149,6 +183,7 @@ class FdpaKernel {
   int product_man_bits_ = 0;  // fraction bits of an exact product: a's plus b's
   bool fast_ = false;
   bool exact_fast_ = false;  // the exact structure's integer path applies
+  bool column_lanes_ = false;  // the column lanes serve these parameters on this CPU
   // n <= 8 dot products of one group (dot_two_pass and the variants' paths).
   using GroupPath = void (FdpaKernel::*)(const DecodedOperands&, const std::size_t*,
                                          const DecodedOperands&, const std::size_t*, std::size_t,

@@ -3,8 +3,9 @@
 // input format (fp8 for Hopper, whose fused blocks with the e8m13 cut are the case that matters;
 // bf16 for the reference units; otherwise the preset's first listed input) with its usual output (f32 where the preset writes
 // it, else f16 or f64). K = 4096 per dot product with the operands decoded once, as gemm runs
-// them: one row of A against kCols columns of B through dot_many (the kernel interleaves the
-// columns' block chains), kCols * K MACs per iteration. Block-scaled units run with unit scales
+// them: kRows rows of A against kCols columns of B through one dot_many (the kernel interleaves
+// the dot products' block chains; with B row-major, rows share its loads), kRows * kCols * K
+// MACs per iteration. Block-scaled units run with unit scales
 // (their datapath is the same). Baseline: native fp32 GEMM on one core, the fastest of the
 // register-blocked tiles this CPU runs (fp32_gemm.hpp: AVX2 4 x 16, AVX-512 8 x 32), what a
 // user's vectorized fp32 matmul reaches. Target: 1/6 of it.
@@ -32,14 +33,33 @@ namespace fpconform::bench {
 namespace {
 
 constexpr std::size_t kK = 4096;
-constexpr std::size_t kCols = 8;  // output elements (columns of one GEMM row) per iteration
+constexpr std::size_t kRows = 4;   // rows of A per iteration
+constexpr std::size_t kCols = 16;  // columns of B per iteration
 
-// Where each column of B starts in DotData::b_cols.
-std::vector<std::size_t> col_offsets() {
-  std::vector<std::size_t> o(kCols);
-  for (std::size_t j = 0; j < kCols; ++j) o[j] = j * kK;
-  return o;
-}
+// One iteration's operands as gemm hands them to the kernel: A row-major; B row-major where the
+// kernel takes it so (FdpaKernel::row_major_b), else by columns. Outputs row by row.
+struct Tile {
+  DecodedOperands a, b;
+  std::vector<std::size_t> offset_a, offset_b;
+  std::size_t stride_b;
+  Tile(const FdpaKernel& k, const DotData& rows, const DotData& cols) {
+    a = k.decode(std::vector<std::uint64_t>(rows.b_cols.begin(),
+                                            rows.b_cols.begin() + static_cast<std::ptrdiff_t>(kRows * kK)),
+                 Operand::a);
+    const bool row_major = k.row_major_b();
+    std::vector<std::uint64_t> b_codes(kK * kCols);
+    for (std::size_t j = 0; j < kCols; ++j)
+      for (std::size_t i = 0; i < kK; ++i)
+        b_codes[row_major ? i * kCols + j : j * kK + i] = cols.b_cols[j * kK + i];
+    b = k.decode(b_codes, Operand::b);
+    stride_b = row_major ? kCols : 1;
+    for (std::size_t r = 0; r < kRows; ++r)
+      for (std::size_t j = 0; j < kCols; ++j) {
+        offset_a.push_back(r * kK);
+        offset_b.push_back(row_major ? j : j * kK);
+      }
+  }
+};
 
 struct BenchUnit {
   std::string label;  // hopper_e4m3, x86_amx_bf16, ...
@@ -117,43 +137,45 @@ void mma_cases(const Settings& s, Sink& sink) {
                                             static_cast<std::int64_t>(t.rows * t.cols * kK));
                      }});
   }
-  static std::vector<DotData> data;  // outlives the cases
+  static std::vector<DotData> data;  // outlives the cases: per unit, B's columns, then A's rows
   data.clear();
-  data.reserve(models.size());
+  data.reserve(2 * models.size());
   for (const BenchUnit& m : models) {
     const DotData& d = data.emplace_back(m.in.c_str(), kK, 42, kCols);
+    const DotData& rows = data.emplace_back(m.in.c_str(), kK, 43, kRows);
     const Format out = m.out;
     const FdpaParams p = find_matrix_unit(m.preset, d.in, out);
     const FdpaKernel k(p, d.in, out);
     if (!k.fast()) s.note(std::string("mma ") + m.label + ": FdpaKernel has no fast path here");
-    // Sanity: the fast path agrees with the clear model on these operands, column by column.
+    // Sanity: the fast path agrees with the clear model on these operands, output by output.
     {
-      const DecodedOperands da = k.decode(d.a), db = k.decode(d.b_cols);
-      const std::vector<std::size_t> oa(kCols, 0), ob = col_offsets();
-      const std::vector<std::uint64_t> c(kCols, 0);
-      std::vector<std::uint64_t> got(kCols);
-      k.dot_many(da, oa, db, ob, 1, kK, c, got);
-      for (std::size_t j = 0; j < kCols; ++j) {
-        const auto first = d.b_cols.begin() + static_cast<std::ptrdiff_t>(j * kK);
-        const std::vector<std::uint64_t> col(first, first + static_cast<std::ptrdiff_t>(kK));
-        if (got[j] != fdpa(p, d.in, out, d.a, col, 0))
+      const Tile t(k, rows, d);
+      const std::vector<std::uint64_t> c(kRows * kCols, 0);
+      std::vector<std::uint64_t> got(kRows * kCols);
+      k.dot_many(t.a, t.offset_a, t.b, t.offset_b, t.stride_b, kK, c, got);
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        const auto row = rows.b_cols.begin() + static_cast<std::ptrdiff_t>((o / kCols) * kK);
+        const auto col = d.b_cols.begin() + static_cast<std::ptrdiff_t>((o % kCols) * kK);
+        if (got[o] != fdpa(p, d.in, out, std::vector<std::uint64_t>(row, row + kK),
+                           std::vector<std::uint64_t>(col, col + kK), 0)) {
           s.note(std::string("mma ") + m.label +
                  ": FdpaKernel DISAGREES with fdpa on the bench data");
+          break;
+        }
       }
     }
-    cases.push_back({"mma_" + m.label, [&d, p, out](benchmark::State& st) {
+    cases.push_back({"mma_" + m.label, [&d, &rows, p, out](benchmark::State& st) {
                        const FdpaKernel k(p, d.in, out);
-                       const DecodedOperands da = k.decode(d.a), db = k.decode(d.b_cols);
-                       const std::vector<std::size_t> oa(kCols, 0), ob = col_offsets();
-                       const std::vector<std::uint64_t> c(kCols, 0);
-                       std::vector<std::uint64_t> out(kCols);
+                       const Tile t(k, rows, d);
+                       const std::vector<std::uint64_t> c(kRows * kCols, 0);
+                       std::vector<std::uint64_t> res(kRows * kCols);
                        for (auto _ : st) {
-                         k.dot_many(da, oa, db, ob, 1, kK, c, out);
-                         benchmark::DoNotOptimize(out.data());
+                         k.dot_many(t.a, t.offset_a, t.b, t.offset_b, t.stride_b, kK, c, res);
+                         benchmark::DoNotOptimize(res.data());
                          benchmark::ClobberMemory();
                        }
                        st.SetItemsProcessed(st.iterations() *
-                                            static_cast<std::int64_t>(kCols * kK));
+                                            static_cast<std::int64_t>(kRows * kCols * kK));
                      }});
   }
   const auto rate = run_cases(cases, s.min_time, s.rounds);
