@@ -370,6 +370,47 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
   EXPECT_GT(compared, 5000);
 }
 
+// The column lanes where zero terms sit above C: a unit with zero_exp = -10, operands of
+// magnitude >= 2^-4 (so every nonzero product is above the zero terms), a row of A all zeros
+// (every block's products zero: C alone, cut at the zero terms' exponent), and C tiny or
+// ordinary.
+TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
+  const Format f16 = parse_format("f16"), f32 = parse_format("f32");
+  FdpaParams p = find_matrix_unit("hopper", f16, f32);
+  p.zero_exp = -10;
+  const FdpaKernel kernel(p, f16, f32);
+  if (!kernel.row_major_b())
+    GTEST_SKIP() << "the column lanes need AVX-512 (F, DQ, BW, VL); this CPU has not";
+  std::mt19937_64 rng(3);
+  constexpr std::size_t rows = 2, n = 16, k = 256;
+  auto code = [&] {  // 2^-4 .. 2^4, either sign
+    return ((rng() % 2) << 15) | (static_cast<std::uint64_t>(15 - 4 + rng() % 9) << 10) |
+           (rng() & 0x3FF);
+  };
+  std::vector<std::uint64_t> a(rows * k), b(k * n);
+  for (auto& v : a) v = code();
+  for (auto& v : b) v = code();
+  for (std::size_t i = 0; i < k; ++i) a[i] = 0;  // row 0: every block's products zero
+  const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+  std::vector<std::size_t> oa, ob;
+  std::vector<std::uint64_t> c;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < n; ++j) {
+      oa.push_back(r * k);
+      ob.push_back(j);
+      c.push_back(j % 2 ? 0x30800000 | (rng() & 0x7FFFFF) : 0x3F800000 | (rng() & 0x7FFFFF));
+    }
+  std::vector<std::uint64_t> got(c.size());
+  kernel.dot_many(da, oa, db, ob, n, k, c, got);
+  for (std::size_t o = 0; o < c.size(); ++o) {
+    const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
+                                        a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k));
+    std::vector<std::uint64_t> bv(k);
+    for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + ob[o]];
+    ASSERT_EQ(got[o], fdpa(p, f16, f32, av, bv, c[o])) << "output " << o;
+  }
+}
+
 // The late-C path's eight lanes (CDNA3: dot_many with eight columns): C far below the block
 // (dropped for fp8, floored for the others: tiny negative C moves the result), far above it,
 // zero of either sign, subnormal, NaN and inf, against fdpa column by column.
