@@ -1,5 +1,6 @@
-// The fused block with sixteen dot products in the lanes of AVX-512 fp32 vectors: one row of A
-// against sixteen consecutive columns of a row-major B (FdpaKernel::row_major_b). It serves the
+// The fused block with one dot product per lane of fp32 vectors (sixteen with AVX-512, eight with
+// AVX2): one row of A against as many consecutive columns of a row-major B
+// (FdpaKernel::row_major_b). It serves the
 // units the two-pass path serves (truncating alignment, C in the block, fp32 toward zero) where
 // every product of the operands is exact in fp32's normal range (checked per call from the
 // operands' exponent ranges). Per block of L products and per lane:
@@ -7,8 +8,8 @@
 //         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product;
 //   q_k = trunc(a_k b_k 2^(F - e)), S = sum q_k + trunc(C 2^(F - e)) in int32 (truncating the
 //         magnitude is the unit's alignment; each q_k < 2^(F + 2), L of them within int32);
-//   the result: S converted to fp32 toward zero (embedded rounding), cut to `keep` bits, times
-//         2^(e - F).
+//   the result: S converted to fp32 toward zero (embedded rounding, or MXCSR with AVX2), cut
+//         to `keep` bits, times 2^(e - F).
 // Zero terms' exponent cannot matter here: every nonzero product's E is at least zero_exp. A
 // lane whose block has no nonzero product, whose C is NaN or inf, whose sum with C wraps int32,
 // or whose result is zero, subnormal or out of range takes the long way (FdpaKernel::block).
@@ -16,10 +17,12 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
+#include "host_fp_mode.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -29,9 +32,9 @@ namespace fpconform {
 
 namespace {
 
-constexpr int kLanes = 16;
+constexpr int kMaxLanes = 16;  // AVX-512; AVX2 has 8
 
-// Up to kMaxChains groups of sixteen dot products run together (independent block chains, so
+// Up to kMaxChains groups of a vector's dot products run together (independent block chains, so
 // that one group's pass over its products overlaps another's wait for its C). Each group: a's
 // values and powers from its first product, b's from its first row (row stride `stride`), and
 // the long way for one lane's block. Groups of one b (rows of A against the same columns) load
@@ -47,123 +50,163 @@ struct LaneTile {
                             std::uint32_t c);
 };
 
+using LanesFn = void (*)(const LaneTile&, std::uint32_t*);
+
 #if defined(__x86_64__)
 // GCC 12 warns that the "undefined" source operand inside its own avx512fintrin.h intrinsics
 // may be used uninitialized (a known false positive of those headers).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#define FPC_AVX512_LANES [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]] inline
+#define FPC_AVX2_LANES [[gnu::target("avx2,fma")]] inline
+
+// Sixteen lanes: the exponent and powers of two by getexp and scalef, the conversion toward
+// zero by embedded rounding, the lane classes by fpclass.
+struct Avx512Lanes {
+  static constexpr int kWidth = 16;
+  using F = __m512;
+  using Z = __m512i;
+  FPC_AVX512_LANES static F load(const float* p) { return _mm512_loadu_ps(p); }
+  FPC_AVX512_LANES static F load_codes(const std::uint32_t* p) {
+    return _mm512_castsi512_ps(_mm512_loadu_si512(p));
+  }
+  FPC_AVX512_LANES static void store_codes(std::uint32_t* p, F x) {
+    _mm512_storeu_si512(p, _mm512_castps_si512(x));
+  }
+  FPC_AVX512_LANES static F set1(float x) { return _mm512_set1_ps(x); }
+  FPC_AVX512_LANES static Z set1i(std::int32_t x) { return _mm512_set1_epi32(x); }
+  FPC_AVX512_LANES static F zero() { return _mm512_setzero_ps(); }
+  FPC_AVX512_LANES static Z zeroi() { return _mm512_setzero_si512(); }
+  FPC_AVX512_LANES static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
+  FPC_AVX512_LANES static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
+  FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
+  FPC_AVX512_LANES static Z truncate(F x) { return _mm512_cvttps_epi32(x); }
+  // floor(log2 |x|) of a nonzero x, subnormals too; -inf for zero.
+  FPC_AVX512_LANES static F exponent(F x) { return _mm512_getexp_ps(x); }
+  FPC_AVX512_LANES static F pow2(F t) { return _mm512_scalef_ps(_mm512_set1_ps(1.0f), t); }
+  FPC_AVX512_LANES static F times_pow2(F x, F t) { return _mm512_scalef_ps(x, t); }
+  FPC_AVX512_LANES static F to_float_rz(Z x) {
+    return _mm512_cvt_roundepi32_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  }
+  FPC_AVX512_LANES static F cut(F x, Z mask) {
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), mask));
+  }
+  FPC_AVX512_LANES static unsigned zero_lanes(F x) {
+    return _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ);
+  }
+  FPC_AVX512_LANES static unsigned nan_inf_lanes(F x) { return _mm512_fpclass_ps_mask(x, 0x99); }
+  FPC_AVX512_LANES static unsigned not_normal_lanes(F x) {
+    return _mm512_fpclass_ps_mask(x, 0xBF);
+  }
+  // Both addends of one sign, the sum of the other.
+  FPC_AVX512_LANES static unsigned wrapped_lanes(Z sum, Z x, Z y) {
+    return _mm512_movepi32_mask(
+        _mm512_and_si512(_mm512_xor_si512(sum, x), _mm512_xor_si512(sum, y)));
+  }
+};
+
+// Eight lanes: exponents and powers of two by their fields (exponent() gives -127 for zero and
+// subnormals, which never exceed a block's products here), the conversion toward zero by the
+// caller's MXCSR (RZ while the lanes run; every other operation here is exact).
+struct Avx2Lanes {
+  static constexpr int kWidth = 8;
+  using F = __m256;
+  using Z = __m256i;
+  FPC_AVX2_LANES static F load(const float* p) { return _mm256_loadu_ps(p); }
+  FPC_AVX2_LANES static F load_codes(const std::uint32_t* p) {
+    return _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  FPC_AVX2_LANES static void store_codes(std::uint32_t* p, F x) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_castps_si256(x));
+  }
+  FPC_AVX2_LANES static F set1(float x) { return _mm256_set1_ps(x); }
+  FPC_AVX2_LANES static Z set1i(std::int32_t x) { return _mm256_set1_epi32(x); }
+  FPC_AVX2_LANES static F zero() { return _mm256_setzero_ps(); }
+  FPC_AVX2_LANES static Z zeroi() { return _mm256_setzero_si256(); }
+  FPC_AVX2_LANES static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
+  FPC_AVX2_LANES static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
+  FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }
+  FPC_AVX2_LANES static Z truncate(F x) { return _mm256_cvttps_epi32(x); }
+  FPC_AVX2_LANES static Z field(F x) {
+    return _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(x), 23), _mm256_set1_epi32(0xFF));
+  }
+  FPC_AVX2_LANES static F exponent(F x) {
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(field(x), _mm256_set1_epi32(127)));
+  }
+  // 2^t for an integral t in [-126, 127].
+  FPC_AVX2_LANES static F pow2(F t) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_cvttps_epi32(t), _mm256_set1_epi32(127)), 23));
+  }
+  FPC_AVX2_LANES static F times_pow2(F x, F t) { return _mm256_mul_ps(x, pow2(t)); }
+  FPC_AVX2_LANES static F to_float_rz(Z x) { return _mm256_cvtepi32_ps(x); }
+  FPC_AVX2_LANES static F cut(F x, Z mask) {
+    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(x), mask));
+  }
+  FPC_AVX2_LANES static unsigned lanes(Z m) {
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
+  }
+  FPC_AVX2_LANES static unsigned zero_lanes(F x) {
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ)));
+  }
+  FPC_AVX2_LANES static unsigned nan_inf_lanes(F x) {
+    return lanes(_mm256_cmpeq_epi32(field(x), _mm256_set1_epi32(0xFF)));
+  }
+  FPC_AVX2_LANES static unsigned not_normal_lanes(F x) {
+    const Z f = field(x);
+    return lanes(_mm256_or_si256(_mm256_cmpeq_epi32(f, _mm256_setzero_si256()),
+                                 _mm256_cmpeq_epi32(f, _mm256_set1_epi32(0xFF))));
+  }
+  FPC_AVX2_LANES static unsigned wrapped_lanes(Z sum, Z x, Z y) {
+    return lanes(_mm256_and_si256(_mm256_xor_si256(sum, x), _mm256_xor_si256(sum, y)));
+  }
+};
+
+namespace avx512_lanes {
 #define FPC_LANES_FN [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]]
+#include "fdpa_column_lanes.inc"
+#undef FPC_LANES_FN
+}  // namespace avx512_lanes
+namespace avx2_lanes {
+#define FPC_LANES_FN [[gnu::target("avx2,fma")]]
+#include "fdpa_column_lanes.inc"
+#undef FPC_LANES_FN
+}  // namespace avx2_lanes
 
-// The products are formed twice (for the block maximum, then scaled), which costs no more
-// operations than keeping them and leaves the registers to the other chains.
-template <int L, int N, bool SharedB>
-FPC_LANES_FN void lanes_run(const LaneTile& g, std::uint32_t* d) {
-  __m512 c[N];
-  for (int n = 0; n < N; ++n) c[n] = _mm512_castsi512_ps(_mm512_loadu_si512(d + kLanes * n));
-  const __m512 fv = _mm512_set1_ps(static_cast<float>(g.F));
-  const __m512 one = _mm512_set1_ps(1.0f);
-  const __m512i cut = _mm512_set1_epi32(static_cast<std::int32_t>(~((1u << (24 - g.keep)) - 1)));
-  const std::size_t stride = g.stride;
-  for (std::size_t blk = 0; blk < g.nblocks; ++blk) {
-    const std::size_t k0 = blk * L;
-    const float* av[N];
-    const float* ap[N];
-    const float* bv[N];
-    const float* bp[N];
-    for (int n = 0; n < N; ++n) {
-      av[n] = g.av[n] + k0;
-      ap[n] = g.ap[n] + k0;
-      bv[n] = g.bv[SharedB ? 0 : n] + k0 * stride;
-      bp[n] = g.bp[SharedB ? 0 : n] + k0 * stride;
-    }
-    __m512 top[N];
-    for (int n = 0; n < N; ++n) top[n] = _mm512_setzero_ps();
-#pragma GCC unroll 32
-    for (int j = 0; j < L; ++j) {
-      const __m512 shared = _mm512_loadu_ps(bp[0] + j * stride);
-      for (int n = 0; n < N; ++n)
-        top[n] = _mm512_max_ps(top[n], _mm512_mul_ps(_mm512_set1_ps(ap[n][j]),
-                                                     SharedB ? shared : _mm512_loadu_ps(bp[n] + j * stride)));
-    }
-    __m512 e[N], scale[N];
-    __mmask16 bad[N];
-    __m512i s[N][2];
-    for (int n = 0; n < N; ++n) {
-      // Lanes for the long way: every product zero, C NaN or inf (QNaN, +-inf, SNaN).
-      bad[n] = _mm512_cmp_ps_mask(top[n], _mm512_setzero_ps(), _CMP_EQ_OQ) |
-               _mm512_fpclass_ps_mask(c[n], 0x99);
-      e[n] = _mm512_max_ps(_mm512_getexp_ps(top[n]), _mm512_getexp_ps(c[n]));
-      scale[n] = _mm512_scalef_ps(one, _mm512_sub_ps(fv, e[n]));
-      s[n][0] = s[n][1] = _mm512_setzero_si512();
-    }
-#pragma GCC unroll 32
-    for (int j = 0; j < L; ++j) {
-      const __m512 shared = _mm512_loadu_ps(bv[0] + j * stride);
-      for (int n = 0; n < N; ++n) {
-        const __m512 prod = _mm512_mul_ps(_mm512_set1_ps(av[n][j]),
-                                          SharedB ? shared : _mm512_loadu_ps(bv[n] + j * stride));
-        s[n][j % 2] =
-            _mm512_add_epi32(s[n][j % 2], _mm512_cvttps_epi32(_mm512_mul_ps(prod, scale[n])));
-      }
-    }
-    for (int n = 0; n < N; ++n) {
-      const __m512i cq = _mm512_cvttps_epi32(_mm512_mul_ps(c[n], scale[n]));
-      const __m512i prods = _mm512_add_epi32(s[n][0], s[n][1]);
-      const __m512i sum = _mm512_add_epi32(prods, cq);
-      // Wrapped: both addends of one sign, the sum of the other.
-      bad[n] |= _mm512_movepi32_mask(
-          _mm512_and_si512(_mm512_xor_si512(sum, prods), _mm512_xor_si512(sum, cq)));
-      const __m512 r = _mm512_castsi512_ps(_mm512_and_si512(
-          _mm512_castps_si512(
-              _mm512_cvt_roundepi32_ps(sum, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)),
-          cut));
-      const __m512 res = _mm512_scalef_ps(r, _mm512_sub_ps(e[n], fv));
-      // Anything but a normal: zero (the model's zero signs), inf (overflow), subnormal (within
-      // the ranges checked per call only 2^-127, exact; the long way all the same).
-      bad[n] |= _mm512_fpclass_ps_mask(res, 0xBF);
-      if (bad[n] == 0) {
-        c[n] = res;
-        continue;
-      }
-      alignas(64) std::uint32_t old[kLanes], now[kLanes];
-      _mm512_store_si512(old, _mm512_castps_si512(c[n]));
-      _mm512_store_si512(now, _mm512_castps_si512(res));
-      for (int l = 0; l < kLanes; ++l)
-        if (bad[n] & (1u << l)) now[l] = g.fallback(g.ctx, n, l, blk, old[l]);
-      c[n] = _mm512_castsi512_ps(_mm512_load_si512(now));
-    }
-  }
-  for (int n = 0; n < N; ++n) _mm512_storeu_si512(d + kLanes * n, _mm512_castps_si512(c[n]));
+// The AVX-512 form where the CPU has it (and dispatch allows), else AVX2; none without AVX2.
+int lanes_width() {
+  return avx512_dispatch() ? 16 : !portable_dispatch() && cpu_features().avx2 ? 8 : 0;
 }
-
-using LanesFn = void (*)(const LaneTile&, std::uint32_t*);
-
-template <int L>
-LanesFn lanes_of(int n, bool shared_b) {
-  switch (n) {
-    case 1: return &lanes_run<L, 1, false>;
-    case 2: return shared_b ? &lanes_run<L, 2, true> : &lanes_run<L, 2, false>;
-    case 3: return shared_b ? &lanes_run<L, 3, true> : &lanes_run<L, 3, false>;
-    default: return shared_b ? &lanes_run<L, 4, true> : &lanes_run<L, 4, false>;
-  }
-}
-
 LanesFn lanes_for(int block, int n, bool shared_b) {
-  switch (block) {
-    case 4: return lanes_of<4>(n, shared_b);
-    case 8: return lanes_of<8>(n, shared_b);
-    case 16: return lanes_of<16>(n, shared_b);
-    case 32: return lanes_of<32>(n, shared_b);
+  switch (lanes_width()) {
+    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b);
+    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b);
     default: return nullptr;
   }
 }
+
+// MXCSR for the AVX2 form: toward zero, no flushing, every exception masked.
+class TowardZero {
+ public:
+  TowardZero() : saved_(_mm_getcsr()) { _mm_setcsr(0x7F80u); }
+  ~TowardZero() { _mm_setcsr(saved_); }
+  TowardZero(const TowardZero&) = delete;
+  TowardZero& operator=(const TowardZero&) = delete;
+
+ private:
+  unsigned saved_;
+};
 #else
-using LanesFn = void (*)(const LaneTile&, std::uint32_t*);
+int lanes_width() { return 0; }
 LanesFn lanes_for(int, int, bool) { return nullptr; }
 #endif
 
 }  // namespace
+
+int FdpaKernel::column_lanes_width() { return lanes_width(); }
 
 bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   // Every value of both inputs exact in fp32 (so are the products, where the ranges allow).
@@ -172,7 +215,7 @@ bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   const int keep = p.acc_frac_bits >= 0 ? p.acc_frac_bits + 1 : 24;
   return lanes_for(p.block, 1, false) != nullptr && p.frac_bits + 2 <= 31 &&
          (static_cast<std::uint64_t>(p.block) << (p.frac_bits + 2)) <= (1ull << 31) &&
-         keep >= 1 && keep <= 24 && !portable_dispatch() && cpu_features().avx512;
+         keep >= 1 && keep <= 24;
 }
 
 bool FdpaKernel::column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b,
@@ -182,9 +225,10 @@ bool FdpaKernel::column_lanes_apply(const DecodedOperands& a, const DecodedOpera
     return false;
   const int min_e = a.min_lead + b.min_lead;
   // Products exact and normal in fp32: the smallest above 2^-126, every one below 2^127
-  // (|x| < 2^(lead + 1)); 2^(F - e) normal for the smallest e; zero terms below every product.
+  // (|x| < 2^(lead + 1)); 2^(F - e) and 2^(e - F) normal for the smallest e; zero terms below
+  // every product.
   return a.min_exp + b.min_exp >= -126 && a.max_lead + b.max_lead <= 125 &&
-         p_.frac_bits - min_e <= 127 && (p_.zero_exp == INT_MIN || p_.zero_exp <= min_e);
+         p_.frac_bits - min_e <= 126 && (p_.zero_exp == INT_MIN || p_.zero_exp <= min_e);
 }
 
 void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,
@@ -214,24 +258,32 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.keep = p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24;
   g.ctx = &ctx;
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
+    const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
     const Ctx& x = *static_cast<const Ctx*>(cp);
     return static_cast<std::uint32_t>(x.self->block_of_column(
         *x.a, x.offset_a[chain] + blk * x.L, *x.b,
         x.offset_b[chain] + static_cast<std::size_t>(lane) + blk * x.L * x.stride_b, x.stride_b,
         x.L, c));
   };
-  std::uint32_t lanes[kMaxChains * kLanes];
-  for (int i = 0; i < n * kLanes; ++i) lanes[i] = static_cast<std::uint32_t>(d[i]);
-  lanes_for(p_.block, n, shared_b)(g, lanes);
+  const int width = lanes_width();
+  std::uint32_t lanes[kMaxChains * kMaxLanes];
+  for (int i = 0; i < n * width; ++i) lanes[i] = static_cast<std::uint32_t>(d[i]);
+  {
+#if defined(__x86_64__)
+    std::optional<TowardZero> rz;
+    if (width == 8) rz.emplace();
+#endif
+    lanes_for(p_.block, n, shared_b)(g, lanes);
+  }
   // A partial last block, lane by lane.
   for (int i = 0; i < n; ++i)
-    for (int l = 0; l < kLanes; ++l) {
-      std::uint64_t r = lanes[i * kLanes + l];
+    for (int l = 0; l < width; ++l) {
+      std::uint64_t r = lanes[i * width + l];
       for (std::size_t t = full * L; t < k; t += L)
         r = block_of_column(a, offset_a[i] + t, b,
                             offset_b[i] + static_cast<std::size_t>(l) + t * stride_b, stride_b,
                             std::min(L, k - t), r);
-      d[i * kLanes + l] = r;
+      d[i * width + l] = r;
     }
 }
 
@@ -241,17 +293,18 @@ void FdpaKernel::dot_many_in_lanes(const DecodedOperands& a, std::span<const std
                                    std::span<const std::uint64_t> c,
                                    std::span<std::uint64_t> out) const {
   const std::size_t count = offset_a.size();
+  const auto width = static_cast<std::size_t>(lanes_width());
   std::vector<std::uint64_t> results(c.begin(), c.end());  // out may be c
-  // Groups: sixteen outputs of one row of a against consecutive columns. The rest go to the
+  // Groups: a vector's outputs, one row of a against consecutive columns. The rest go to the
   // other paths.
   std::vector<std::size_t> groups, rest;
   for (std::size_t i = 0; i < count;) {
-    bool run = i + kLanes <= count;
-    for (std::size_t l = 1; run && l < kLanes; ++l)
+    bool run = i + width <= count;
+    for (std::size_t l = 1; run && l < width; ++l)
       run = offset_a[i + l] == offset_a[i] && offset_b[i + l] == offset_b[i] + l;
     if (run) {
       groups.push_back(i);
-      i += kLanes;
+      i += width;
     } else {
       rest.push_back(i++);
     }
@@ -272,17 +325,17 @@ void FdpaKernel::dot_many_in_lanes(const DecodedOperands& a, std::span<const std
         for (std::size_t i = h; i < groups.size() && n < kMaxChains; ++i)
           if (!done[i]) tile[n++] = i;
     std::size_t oa[kMaxChains], ob[kMaxChains];
-    std::uint64_t d[kMaxChains * kLanes];
+    std::uint64_t d[kMaxChains * kMaxLanes];
     for (int i = 0; i < n; ++i) {
       done[tile[i]] = true;
       const std::size_t first = groups[tile[i]];
       oa[i] = offset_a[first];
       ob[i] = offset_b[first];
-      std::copy_n(results.begin() + static_cast<std::ptrdiff_t>(first), kLanes, d + i * kLanes);
+      std::copy_n(results.begin() + static_cast<std::ptrdiff_t>(first), width, d + i * width);
     }
     dot_column_lanes(a, oa, b, ob, stride_b, k, n, d);
     for (int i = 0; i < n; ++i)
-      std::copy_n(d + i * kLanes, kLanes,
+      std::copy_n(d + i * width, width,
                   results.begin() + static_cast<std::ptrdiff_t>(groups[tile[i]]));
   }
   if (!rest.empty()) {

@@ -1160,7 +1160,8 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
                                 std::to_string(c.size()) + " C values, " +
                                 std::to_string(out.size()) + " outputs");
   const detail::DefaultHostFpMode fp_mode;
-  if (column_lanes_apply(a, b, k) && stride_b >= 16) {
+  if (column_lanes_apply(a, b, k) &&
+      stride_b >= static_cast<std::size_t>(column_lanes_width())) {
     dot_many_in_lanes(a, offset_a, b, offset_b, stride_b, k, c, out);
     return;
   }

@@ -54,4 +54,13 @@ bool portable_dispatch() {
   return portable;
 }
 
+bool avx512_dispatch() {
+  static const bool avx512 = [] {
+    const char* e = std::getenv("FPCONFORM_DISPATCH");
+    return cpu_features().avx512 && !portable_dispatch() &&
+           !(e != nullptr && std::string_view(e) == "avx2");
+  }();
+  return avx512;
+}
+
 }  // namespace fpconform

@@ -68,8 +68,9 @@ class FdpaKernel {
   bool fast() const {
     return fast_ || exact_fast_ || variant_ != nullptr || host_ != nullptr;
   }
-  // Whether dot_many runs fastest with b row-major: sixteen consecutive columns (offset_b
-  // consecutive, stride_b >= 16, one offset_a) run in the lanes of AVX-512 vectors. Other b
+  // Whether dot_many runs fastest with b row-major: sixteen (AVX-512) or eight (AVX2)
+  // consecutive columns (offset_b consecutive, stride_b at least that, one offset_a) run in the
+  // lanes of one vector. Other b
   // layouts are served too, by the paths for a contiguous column (strided columns gathered).
   bool row_major_b() const { return column_lanes_; }
   // Whether the host's IEEE operations serve (the host path).
@@ -86,7 +87,7 @@ class FdpaKernel {
   // out[i] = dot(a, offset_a[i], b, offset_b[i], stride_b, k, c[i]), the same codes. Where the
   // fused block's two-pass path serves, up to eight of them run at once, their block chains (each
   // block waits for the previous block's rounded result) interleaved, or with AVX2 one per
-  // vector lane; sixteen consecutive columns of a row-major b in AVX-512 lanes (row_major_b).
+  // vector lane; consecutive columns of a row-major b in the lanes of one vector (row_major_b).
   // out may be c. Throws Error when the four spans differ in length.
   void dot_many(const DecodedOperands& a, std::span<const std::size_t> offset_a,
                 const DecodedOperands& b, std::span<const std::size_t> offset_b,
@@ -135,20 +136,22 @@ class FdpaKernel {
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
-  // The column lanes (fdpa_column_lanes.cpp): n <= 4 groups, group i the sixteen dot products
-  // of a from offset_a[i] against the consecutive columns of a row-major b from offset_b[i];
-  // d[16 i .. 16 i + 16) its C codes in, its results out.
+  // The column lanes (fdpa_column_lanes.cpp): n <= 4 groups, group i the W dot products (W:
+  // the vector's lanes) of a from offset_a[i] against the consecutive columns of a row-major b
+  // from offset_b[i]; d[W i .. W i + W) its C codes in, its results out.
   static bool column_lanes_serve(const FdpaParams& p, const FdpaFormats& f);
   bool column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b, std::size_t k) const;
   void dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,
                         const DecodedOperands& b, const std::size_t* offset_b,
                         std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
-  // dot_many where the column lanes apply: runs of sixteen outputs in tiles, the rest by
+  // dot_many where the column lanes apply: runs of a vector's outputs in tiles, the rest by
   // dot_groups.
   void dot_many_in_lanes(const DecodedOperands& a, std::span<const std::size_t> offset_a,
                          const DecodedOperands& b, std::span<const std::size_t> offset_b,
                          std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
                          std::span<std::uint64_t> out) const;
+  // The lanes of the column lanes' vectors on this CPU (0: none).
+  static int column_lanes_width();
   // One block of n <= 64 products of a column of a strided b, by `block`.
   std::uint64_t block_of_column(const DecodedOperands& a, std::size_t offset_a,
                                 const DecodedOperands& b, std::size_t offset_b,

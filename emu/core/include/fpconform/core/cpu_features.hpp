@@ -23,5 +23,9 @@ const CpuFeatures& cpu_features();
 // FPCONFORM_DISPATCH=portable: the fast paths take their portable code whatever the CPU has, so
 // that an AVX2 machine tests that code too (fdpa_kernel_portable in CTest).
 bool portable_dispatch();
+// Whether a path with both an AVX-512 and an AVX2 form takes the AVX-512 one: the CPU has
+// AVX-512 and FPCONFORM_DISPATCH is neither portable nor avx2 (avx2: an AVX-512 machine tests
+// the AVX2 form too, fdpa_kernel_avx2 in CTest).
+bool avx512_dispatch();
 
 }  // namespace fpconform
