@@ -70,9 +70,10 @@ class FdpaKernel {
   }
   // Whether dot_many runs fastest with b row-major: sixteen (AVX-512) or eight (AVX2)
   // consecutive columns (offset_b consecutive, stride_b at least that, one offset_a) run in the
-  // lanes of one vector. Other b
+  // lanes of one vector (the column lanes; the host path's eight lanes take a row of eight
+  // as it is instead of transposing columns). Other b
   // layouts are served too, by the paths for a contiguous column (strided columns gathered).
-  bool row_major_b() const { return column_lanes_; }
+  bool row_major_b() const { return column_lanes_ || host_ != nullptr; }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
   // Codes of operand `which`, decoded in its format.
