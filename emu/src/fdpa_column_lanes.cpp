@@ -309,25 +309,28 @@ void FdpaKernel::dot_many_in_lanes(const DecodedOperands& a, std::span<const std
       rest.push_back(i++);
     }
   }
-  // Tiles of up to four groups: rows of a against the same columns where there are such (each
-  // vector of b loaded once for all), else the next groups in order.
+  // Tiles of up to four groups: rows of a against the same columns (each vector of b loaded
+  // once for all), column by column, so that consecutive tiles read the same b from cache;
+  // groups left alone, four at a time.
   std::map<std::size_t, std::vector<std::size_t>> by_columns;  // offset_b -> groups, in order
   for (std::size_t g = 0; g < groups.size(); ++g) by_columns[offset_b[groups[g]]].push_back(g);
-  std::vector<bool> done(groups.size(), false);
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (done[g]) continue;
-    std::size_t tile[kMaxChains];
-    int n = 0;
-    for (std::size_t h : by_columns[offset_b[groups[g]]])
-      if (!done[h] && n < kMaxChains) tile[n++] = h;
-    for (std::size_t h = g + 1; n == 1 && h < groups.size(); ++h)
-      if (!done[h] && offset_b[groups[h]] != offset_b[groups[g]])
-        for (std::size_t i = h; i < groups.size() && n < kMaxChains; ++i)
-          if (!done[i]) tile[n++] = i;
+  std::vector<std::vector<std::size_t>> tiles;
+  std::vector<std::size_t> alone;
+  for (const auto& [columns, same] : by_columns) {
+    std::size_t i = 0;
+    for (; i + 2 <= same.size(); i += kMaxChains)
+      tiles.emplace_back(same.begin() + static_cast<std::ptrdiff_t>(i),
+                         same.begin() + static_cast<std::ptrdiff_t>(std::min(i + kMaxChains, same.size())));
+    if (i < same.size()) alone.push_back(same[i]);
+  }
+  for (std::size_t i = 0; i < alone.size(); i += kMaxChains)
+    tiles.emplace_back(alone.begin() + static_cast<std::ptrdiff_t>(i),
+                       alone.begin() + static_cast<std::ptrdiff_t>(std::min(i + kMaxChains, alone.size())));
+  for (const std::vector<std::size_t>& tile : tiles) {
+    const int n = static_cast<int>(tile.size());
     std::size_t oa[kMaxChains], ob[kMaxChains];
     std::uint64_t d[kMaxChains * kMaxLanes];
     for (int i = 0; i < n; ++i) {
-      done[tile[i]] = true;
       const std::size_t first = groups[tile[i]];
       oa[i] = offset_a[first];
       ob[i] = offset_b[first];

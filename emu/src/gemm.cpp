@@ -28,8 +28,13 @@ std::uint64_t ieee(Op op, const Format& f, std::uint64_t a, std::uint64_t b, std
   return apply_op(op, f, ops, o).bits;
 }
 
-// The operands decoded once for the kernel: A by rows, B by columns (transposed), so every
-// dot product reads contiguous memory; B row-major too where the kernel takes it so.
+// Columns of B per panel (the panel layout below): a whole AVX-512 vector of the kernel's lanes.
+constexpr int kPanel = 16;
+
+// The operands decoded once for the kernel: A by rows; B by columns (transposed), so every dot
+// product reads contiguous memory, or, where the kernel takes B row-major and whole rows of D go
+// through it (`panels`), in panels of kPanel columns, each K rows of kPanel (the last padded
+// with zero codes): one row of a panel is one contiguous vector, read in order down K.
 struct Prepared {
   const GemmOptions* o;
   const Matrix* a_in;
@@ -37,25 +42,42 @@ struct Prepared {
   FdpaFormats formats;
   FdpaKernel kernel;
   DecodedOperands a, bt;
-  DecodedOperands b;  // B as it is, row-major, where the kernel runs best with it
+  bool panels;
   int k;
-  // c_format: the format of the C values dot() is given.
+  // c_format: the format of the C values dot() is given; by_rows: whole rows of D by dot_many.
   Prepared(const GemmOptions& opt, const Matrix& a_matrix, const Matrix& b_matrix,
-           const Format& c_format)
+           const Format& c_format, bool by_rows)
       : o(&opt), a_in(&a_matrix), b_in(&b_matrix),
         formats(a_matrix.format, b_matrix.format, c_format, opt.acc), kernel(opt.unit, formats),
-        a(kernel.decode(a_matrix.codes, Operand::a)), k(a_matrix.cols) {
-    std::vector<std::uint64_t> t(b_matrix.codes.size());
-    for (int r = 0; r < b_matrix.rows; ++r)
-      for (int c = 0; c < b_matrix.cols; ++c)
-        t[static_cast<std::size_t>(c) * b_matrix.rows + r] = b_matrix.at(r, c);
+        a(kernel.decode(a_matrix.codes, Operand::a)), panels(by_rows && kernel.row_major_b()),
+        k(a_matrix.cols) {
+    const auto rows = static_cast<std::size_t>(b_matrix.rows);
+    std::vector<std::uint64_t> t;
+    if (panels) {
+      const std::size_t count = (static_cast<std::size_t>(b_matrix.cols) + kPanel - 1) / kPanel;
+      t.assign(count * rows * kPanel, 0);
+      for (int r = 0; r < b_matrix.rows; ++r)
+        for (int c = 0; c < b_matrix.cols; ++c)
+          t[b_offset(c) + static_cast<std::size_t>(r) * kPanel] = b_matrix.at(r, c);
+    } else {
+      t.resize(b_matrix.codes.size());
+      for (int r = 0; r < b_matrix.rows; ++r)
+        for (int c = 0; c < b_matrix.cols; ++c)
+          t[static_cast<std::size_t>(c) * rows + r] = b_matrix.at(r, c);
+    }
     bt = kernel.decode(t, Operand::b);
-    if (kernel.row_major_b()) b = kernel.decode(b_matrix.codes, Operand::b);
   }
+  // Where column c of B starts in bt, and the stride down it.
+  std::size_t b_offset(int c) const {
+    const auto rows = static_cast<std::size_t>(b_in->rows);
+    return panels ? static_cast<std::size_t>(c / kPanel) * rows * kPanel + c % kPanel
+                  : static_cast<std::size_t>(c) * rows;
+  }
+  std::size_t b_stride() const { return panels ? kPanel : 1; }
   std::uint64_t dot(int row, int col, int k0, int k1, std::uint64_t start) const {
     if (o->block_scale_a.empty() && !o->reverse_k)
       return kernel.dot(a, static_cast<std::size_t>(row) * k + k0, bt,
-                        static_cast<std::size_t>(col) * k + k0, 1,
+                        b_offset(col) + static_cast<std::size_t>(k0) * b_stride(), b_stride(),
                         static_cast<std::size_t>(k1 - k0), start);
     // Reversed K or block scales: the clear model on the gathered vectors.
     std::vector<std::uint64_t> av, bv, sa, sb;
@@ -158,17 +180,17 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
     }
   }
   const Format& acc_format = promote ? f32() : o.acc;
-  const Prepared pr(o, a, b, c && c_to_unit ? c->format : o.acc);
+  // The plain case (one slice of all K through the kernel, no promotion, no block scales, K in
+  // order): several whole rows of D at once, so that the kernel interleaves the dot products
+  // (and, with B in panels, shares each load of B among the rows, and reads a panel from cache
+  // for the rows after the first four).
+  const bool by_rows = o.split_k == 1 && !promote && o.block_scale_a.empty() && !o.reverse_k;
+  const Prepared pr(o, a, b, c && c_to_unit ? c->format : o.acc, by_rows);
   Matrix d{a.rows, b.cols, o.out, {}};
   d.codes.resize(static_cast<std::size_t>(a.rows) * b.cols);
   const int k = a.cols;
-  // The plain case (one slice of all K through the kernel, no promotion, no block scales, K in
-  // order): several whole rows of D at once, so that the kernel interleaves the dot products
-  // (and, with B row-major, shares each load of B among the rows).
-  const bool by_rows = o.split_k == 1 && !promote && o.block_scale_a.empty() && !o.reverse_k;
-  constexpr int kRowsAtOnce = 4;
+  constexpr int kRowsAtOnce = 16;
   const auto n = static_cast<std::size_t>(b.cols);
-  const bool row_major = pr.kernel.row_major_b();
   // C of element (i, j) as the unit sees it, and as the epilogue adds it.
   auto c_of = [&](int i, int j) {
     std::uint64_t start = c ? c->at(i, j) : 0;
@@ -191,11 +213,11 @@ Matrix gemm(const GemmOptions& o, const Matrix& a, const Matrix& b, const Matrix
       for (int r = 0; r < rows; ++r)
         for (std::size_t j = 0; j < n; ++j) {
           offset_a.push_back(static_cast<std::size_t>(i + r) * k);
-          offset_b.push_back(row_major ? j : j * static_cast<std::size_t>(k));
+          offset_b.push_back(pr.b_offset(static_cast<int>(j)));
           block_starts.push_back(o.c_in_epilogue ? 0 : c_of(i + r, static_cast<int>(j)));
         }
       values.resize(block_starts.size());
-      pr.kernel.dot_many(pr.a, offset_a, row_major ? pr.b : pr.bt, offset_b, row_major ? n : 1,
+      pr.kernel.dot_many(pr.a, offset_a, pr.bt, offset_b, pr.b_stride(),
                          static_cast<std::size_t>(k), block_starts, values);
     }
     for (int j = 0; j < b.cols; ++j) {
