@@ -755,6 +755,11 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
 }
 
 DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand which) const {
+  return decode(codes, which, column_lanes_);
+}
+
+DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand which,
+                                   bool lanes) const {
   const Format& in = which == Operand::a ? in_ : in_b_;
   DecodedOperands d;
   d.sig.resize(codes.size());
@@ -775,7 +780,7 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
       d.lead[i] = kZeroLead;
     }
   }
-  if (column_lanes_) {
+  if (lanes) {
     d.value32.resize(codes.size());
     d.lead32.resize(codes.size());
     for (std::size_t i = 0; i < codes.size(); ++i) {
@@ -1228,7 +1233,8 @@ std::uint64_t FdpaKernel::dot(std::span<const std::uint64_t> a, std::span<const 
   if (a.size() != b.size())
     throw Error("b", "a has " + std::to_string(a.size()) + " elements, b has " +
                          std::to_string(b.size()));
-  return dot(decode(a, Operand::a), 0, decode(b, Operand::b), 0, 1, a.size(), c);
+  // One dot product never runs in the column lanes: no values for them.
+  return dot(decode(a, Operand::a, false), 0, decode(b, Operand::b, false), 0, 1, a.size(), c);
 }
 
 }  // namespace fpconform

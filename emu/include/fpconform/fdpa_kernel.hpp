@@ -141,6 +141,8 @@ class FdpaKernel {
   // the vector's lanes) of a from offset_a[i] against the consecutive columns of a row-major b
   // from offset_b[i]; d[W i .. W i + W) its C codes in, its results out.
   static bool column_lanes_serve(const FdpaParams& p, const FdpaFormats& f);
+  // decode, with the column lanes' values or without.
+  DecodedOperands decode(std::span<const std::uint64_t> codes, Operand which, bool lanes) const;
   bool column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b, std::size_t k) const;
   void dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,
                         const DecodedOperands& b, const std::size_t* offset_b,
