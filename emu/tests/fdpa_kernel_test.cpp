@@ -291,6 +291,20 @@ TEST(FdpaKernel, BlocksOfTheLargestSignificands) {
   EXPECT_GT(compared, 100);
 }
 
+// The model's result for one output of dot_many over A row-major (its row from offset_a, k
+// long) and B row-major (n columns, its column offset_b).
+std::uint64_t model_of_row_major(const FdpaParams& p, const Format& in, const Format& out,
+                                 const std::vector<std::uint64_t>& a,
+                                 const std::vector<std::uint64_t>& b, std::size_t n,
+                                 std::size_t k, std::size_t offset_a, std::size_t offset_b,
+                                 std::uint64_t c) {
+  const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(offset_a),
+                                      a.begin() + static_cast<std::ptrdiff_t>(offset_a + k));
+  std::vector<std::uint64_t> bv(k);
+  for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + offset_b];
+  return fdpa(p, in, out, av, bv, c);
+}
+
 // The column lanes (sixteen columns of a row-major B per AVX-512 vector, up to four groups at
 // once, rows of A sharing B) against fdpa, for every preset they serve: 1 to 5 rows, 16 to 53
 // columns (whole groups and leftovers), K with and without a partial last block; ordinary values,
@@ -353,11 +367,7 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
       std::vector<std::uint64_t> got(c.size());
       kernel.dot_many(da, oa, db, ob, n, k, c, got);
       for (std::size_t o = 0; o < c.size(); ++o) {
-        const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
-                                            a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k));
-        std::vector<std::uint64_t> bv(k);
-        for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + ob[o]];
-        ASSERT_EQ(got[o], fdpa(*p, in, f32, av, bv, c[o]))
+        ASSERT_EQ(got[o], model_of_row_major(*p, in, f32, a, b, n, k, oa[o], ob[o], c[o]))
             << e.preset << " " << e.input << " t=" << t << " rows=" << rows << " n=" << n
             << " k=" << k << " output " << o << " c=" << c[o];
         ++compared;
@@ -405,13 +415,9 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
     }
   std::vector<std::uint64_t> got(c.size());
   kernel.dot_many(da, oa, db, ob, n, k, c, got);
-  for (std::size_t o = 0; o < c.size(); ++o) {
-    const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
-                                        a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k));
-    std::vector<std::uint64_t> bv(k);
-    for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + ob[o]];
-    ASSERT_EQ(got[o], fdpa(p, f16, f32, av, bv, c[o])) << "output " << o;
-  }
+  for (std::size_t o = 0; o < c.size(); ++o)
+    ASSERT_EQ(got[o], model_of_row_major(p, f16, f32, a, b, n, k, oa[o], ob[o], c[o]))
+        << "output " << o;
 }
 
 // The late-C path's eight lanes (CDNA3: dot_many with eight columns): C far below the block
