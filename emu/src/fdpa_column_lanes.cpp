@@ -45,6 +45,7 @@ struct LaneTile {
   const float *av[kMaxChains], *ap[kMaxChains], *bv[kMaxChains], *bp[kMaxChains];
   std::size_t stride, nblocks;
   int F, keep;
+  bool may_wrap;  // L aligned products and C can pass 2^31: L 2^(F + 2) + 2^(F + 1) > 2^31
   const void* ctx;
   std::uint32_t (*fallback)(const void* ctx, int chain, int lane, std::size_t blk,
                             std::uint32_t c);
@@ -256,6 +257,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.nblocks = full;
   g.F = p_.frac_bits;
   g.keep = p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24;
+  g.may_wrap = ((2 * L + 1) << (p_.frac_bits + 1)) > (std::size_t{1} << 31);
   g.ctx = &ctx;
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
     const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
