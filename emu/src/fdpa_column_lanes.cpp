@@ -1,9 +1,9 @@
 // The fused block with one dot product per lane of fp32 vectors (sixteen with AVX-512, eight with
 // AVX2): one row of A against as many consecutive columns of a row-major B
-// (FdpaKernel::row_major_b). It serves the
-// units the two-pass path serves (truncating alignment, C in the block, fp32 toward zero) where
-// every product of the operands is exact in fp32's normal range (checked per call from the
-// operands' exponent ranges). Per block of L products and per lane:
+// (FdpaKernel::row_major_b). It serves the units the two-pass path serves (truncating
+// alignment, C in the block, fp32 toward zero) where every product of the operands is exact in
+// fp32's normal range (checked per call from the operands' exponent ranges). Per block of L
+// products and per lane:
 //   e   = max(E_k, lead(C)), E_k = lead(a_k) + lead(b_k): the exponents the unit aligns by, not
 //         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product;
 //   q_k = trunc(a_k b_k 2^(F - e)), S = sum q_k + trunc(C 2^(F - e)) in int32 (truncating the
