@@ -32,9 +32,10 @@ std::uint64_t ieee(Op op, const Format& f, std::uint64_t a, std::uint64_t b, std
 constexpr int kPanel = 16;
 
 // The operands decoded once for the kernel: A by rows; B by columns (transposed), so every dot
-// product reads contiguous memory, or, where the kernel takes B row-major and whole rows of D go
-// through it (`panels`), in panels of kPanel columns, each K rows of kPanel (the last padded
-// with zero codes): one row of a panel is one contiguous vector, read in order down K.
+// product reads contiguous memory, or, where the kernel takes B row-major, whole rows of D go
+// through it and B has a panel's columns at least (`panels`), in panels of kPanel columns, each
+// K rows of kPanel (the last padded with zero codes): one row of a panel is one contiguous
+// vector, read in order down K.
 struct Prepared {
   const GemmOptions* o;
   const Matrix* a_in;
@@ -49,7 +50,8 @@ struct Prepared {
            const Format& c_format, bool by_rows)
       : o(&opt), a_in(&a_matrix), b_in(&b_matrix),
         formats(a_matrix.format, b_matrix.format, c_format, opt.acc), kernel(opt.unit, formats),
-        a(kernel.decode(a_matrix.codes, Operand::a)), panels(by_rows && kernel.row_major_b()),
+        a(kernel.decode(a_matrix.codes, Operand::a)),
+        panels(by_rows && kernel.row_major_b() && b_matrix.cols >= kPanel),
         k(a_matrix.cols) {
     const auto rows = static_cast<std::size_t>(b_matrix.rows);
     std::vector<std::uint64_t> t;
