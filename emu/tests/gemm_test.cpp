@@ -111,10 +111,12 @@ TEST(Gemm, BlockScales) {
   }
 }
 
-// Whole rows of D at once (gemm hands a row's columns to the kernel together, which interleaves
-// their dot products) against fdpa per element on the gathered row and column, with and without
-// C: the Ampere f16 and bf16 and Hopper e4m3 units, M x N with N = 8 + 2 + 1 (every group size
-// of the kernel), K with a partial last block, normal values.
+// Whole rows of D at once (gemm hands several rows' columns to the kernel together, which
+// interleaves their dot products, and B in panels of 16 columns where the kernel takes B
+// row-major) against fdpa per element on the gathered row and column, with and without C: the
+// Ampere f16 and bf16, Hopper e4m3 and CDNA1 bf16 (the host path) units; M x N of 3 x 11
+// (N = 8 + 2 + 1, every group size of the kernel's other paths) and 19 x 45 (16 rows and 3,
+// two panels and 13 columns of a third); K with a partial last block; normal values.
 TEST(Gemm, RowsSameAsTheModelPerElement) {
   std::mt19937_64 rng(3);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -122,13 +124,14 @@ TEST(Gemm, RowsSameAsTheModelPerElement) {
   Rounding sat;
   sat.sat = Saturation::finite;
   for (const auto& [preset, input] : {std::pair{"ampere", "f16"}, std::pair{"hopper", "e4m3"},
-                                      std::pair{"ampere", "bf16"}}) {
+                                      std::pair{"ampere", "bf16"}, std::pair{"cdna1", "bf16"}})
+  for (const auto& [m, n] : {std::pair{3, 11}, std::pair{19, 45}}) {
     const Format in = parse_format(input);
     GemmOptions o;
     o.unit = find_matrix_unit(preset, in, f32);
     o.acc = f32;
     o.out = f32;
-    const int m = 3, n = 11, k = 1000 + static_cast<int>(rng() % 8);
+    const int k = (m == 3 ? 1000 : 200) + static_cast<int>(rng() % 8);
     Matrix a{m, k, in, {}}, b{k, n, in, {}}, c{m, n, f32, {}};
     for (int i = 0; i < m * k; ++i)
       a.codes.push_back(convert(std::bit_cast<std::uint64_t>(normal(rng)), f64, in, sat).bits);
