@@ -213,7 +213,7 @@ bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   // Every value of both inputs exact in fp32 (so are the products, where the ranges allow).
   for (const Format* in : {&f.a, &f.b})
     if (in->emax() > 127 || in->emin() - in->man_bits < -149) return false;
-  const int keep = p.acc_frac_bits >= 0 ? p.acc_frac_bits + 1 : 24;
+  const int keep = f32_kept_bits(p);
   return lanes_for(p.block, 1, false) != nullptr && p.frac_bits + 2 <= 31 &&
          (static_cast<std::uint64_t>(p.block) << (p.frac_bits + 2)) <= (1ull << 31) &&
          keep >= 1 && keep <= 24;
@@ -256,7 +256,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.stride = stride_b;
   g.nblocks = full;
   g.F = p_.frac_bits;
-  g.keep = p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24;
+  g.keep = f32_kept_bits(p_);
   g.may_wrap = ((2 * L + 1) << (p_.frac_bits + 1)) > (std::size_t{1} << 31);
   g.ctx = &ctx;
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {

@@ -1022,7 +1022,7 @@ std::uint64_t FdpaKernel::block(const std::int32_t* sa, const std::int32_t* ea,
     const int len = 64 - std::countl_zero(mag);
     const int lead = u + len - 1;
     if (lead >= -126 && lead <= 127) {
-      const int keep = p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24;
+      const int keep = f32_kept_bits(p_);
       const std::uint64_t top = len > keep ? mag >> (len - keep) : mag << (keep - len);
       const std::uint64_t frac = (top & ((1ull << (keep - 1)) - 1)) << (24 - keep);
       return (neg ? 0x80000000ull : 0) | (static_cast<std::uint64_t>(lead + 127) << 23) | frac;
@@ -1133,8 +1133,8 @@ void FdpaKernel::dot_two_pass(const DecodedOperands& a, const std::size_t* offse
                  return x.self->block(x.sa + j, x.ea + j, x.sb + j, x.eb + j, x.L, cc, x.ca + j,
                                       x.cb + j * x.stride_b, x.stride_b);
                }};
-    const TwoPass t{p_.frac_bits - product_man_bits_, p_.frac_bits,
-                    p_.acc_frac_bits >= 0 ? p_.acc_frac_bits + 1 : 24, p_.zero_exp, sum32_};
+    const TwoPass t{p_.frac_bits - product_man_bits_, p_.frac_bits, f32_kept_bits(p_),
+                    p_.zero_exp, sum32_};
     fn(t, ch, n, full, d);
   }
   // The rest (a partial last block, or block sizes without a compiled L) block by block.

@@ -137,6 +137,10 @@ class FdpaKernel {
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
+  // Significand bits an fp32 result keeps: 24, or acc_frac_bits + 1 under the accumulator's cut.
+  static int f32_kept_bits(const FdpaParams& p) {
+    return p.acc_frac_bits >= 0 ? p.acc_frac_bits + 1 : 24;
+  }
   // The column lanes (fdpa_column_lanes.cpp): n <= 4 groups, group i the W dot products (W:
   // the vector's lanes) of a from offset_a[i] against the consecutive columns of a row-major b
   // from offset_b[i]; d[W i .. W i + W) its C codes in, its results out.
