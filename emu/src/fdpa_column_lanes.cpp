@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <vector>
 
@@ -208,6 +207,7 @@ LanesFn lanes_for(int, int, bool) { return nullptr; }
 }  // namespace
 
 int FdpaKernel::column_lanes_width() { return lanes_width(); }
+int FdpaKernel::column_lanes_rows() { return kMaxChains; }
 
 bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   // Every value of both inputs exact in fp32 (so are the products, where the ranges allow).
@@ -287,74 +287,6 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
                             std::min(L, k - t), r);
       d[i * width + l] = r;
     }
-}
-
-void FdpaKernel::dot_many_in_lanes(const DecodedOperands& a, std::span<const std::size_t> offset_a,
-                                   const DecodedOperands& b, std::span<const std::size_t> offset_b,
-                                   std::size_t stride_b, std::size_t k,
-                                   std::span<const std::uint64_t> c,
-                                   std::span<std::uint64_t> out) const {
-  const std::size_t count = offset_a.size();
-  const auto width = static_cast<std::size_t>(lanes_width());
-  std::vector<std::uint64_t> results(c.begin(), c.end());  // out may be c
-  // Groups: a vector's outputs, one row of a against consecutive columns. The rest go to the
-  // other paths.
-  std::vector<std::size_t> groups, rest;
-  for (std::size_t i = 0; i < count;) {
-    bool run = i + width <= count;
-    for (std::size_t l = 1; run && l < width; ++l)
-      run = offset_a[i + l] == offset_a[i] && offset_b[i + l] == offset_b[i] + l;
-    if (run) {
-      groups.push_back(i);
-      i += width;
-    } else {
-      rest.push_back(i++);
-    }
-  }
-  // Tiles of up to four groups: rows of a against the same columns (each vector of b loaded
-  // once for all), column by column, so that consecutive tiles read the same b from cache;
-  // groups left alone, four at a time.
-  std::map<std::size_t, std::vector<std::size_t>> by_columns;  // offset_b -> groups, in order
-  for (std::size_t g = 0; g < groups.size(); ++g) by_columns[offset_b[groups[g]]].push_back(g);
-  std::vector<std::vector<std::size_t>> tiles;
-  std::vector<std::size_t> alone;
-  for (const auto& [columns, same] : by_columns) {
-    std::size_t i = 0;
-    for (; i + 2 <= same.size(); i += kMaxChains)
-      tiles.emplace_back(same.begin() + static_cast<std::ptrdiff_t>(i),
-                         same.begin() + static_cast<std::ptrdiff_t>(std::min(i + kMaxChains, same.size())));
-    if (i < same.size()) alone.push_back(same[i]);
-  }
-  for (std::size_t i = 0; i < alone.size(); i += kMaxChains)
-    tiles.emplace_back(alone.begin() + static_cast<std::ptrdiff_t>(i),
-                       alone.begin() + static_cast<std::ptrdiff_t>(std::min(i + kMaxChains, alone.size())));
-  for (const std::vector<std::size_t>& tile : tiles) {
-    const int n = static_cast<int>(tile.size());
-    std::size_t oa[kMaxChains], ob[kMaxChains];
-    std::uint64_t d[kMaxChains * kMaxLanes];
-    for (int i = 0; i < n; ++i) {
-      const std::size_t first = groups[tile[i]];
-      oa[i] = offset_a[first];
-      ob[i] = offset_b[first];
-      std::copy_n(results.begin() + static_cast<std::ptrdiff_t>(first), width, d + i * width);
-    }
-    dot_column_lanes(a, oa, b, ob, stride_b, k, n, d);
-    for (int i = 0; i < n; ++i)
-      std::copy_n(d + i * width, width,
-                  results.begin() + static_cast<std::ptrdiff_t>(groups[tile[i]]));
-  }
-  if (!rest.empty()) {
-    std::vector<std::size_t> ra, rb;
-    std::vector<std::uint64_t> rc, ro(rest.size());
-    for (std::size_t i : rest) {
-      ra.push_back(offset_a[i]);
-      rb.push_back(offset_b[i]);
-      rc.push_back(c[i]);
-    }
-    dot_groups(a, ra, b, rb, stride_b, k, rc, ro);
-    for (std::size_t r = 0; r < rest.size(); ++r) results[rest[r]] = ro[r];
-  }
-  std::copy(results.begin(), results.end(), out.begin());
 }
 
 std::uint64_t FdpaKernel::block_of_column(const DecodedOperands& a, std::size_t offset_a,

@@ -1,6 +1,8 @@
 // The host path of FdpaKernel (fdpa_host.hpp): the model's IEEE operations on the host's fma
 // and add. Eight dot products run as the lanes of one vector, their operands gathered into
 // lane-interleaved tiles; AVX2+FMA where the CPU has them, else plain C++ (the C library's fma).
+// The row form: rows of A against the consecutive columns of a row-major B that fill a vector
+// (AVX-512 as well), one lane per column, B's rows loaded as they are.
 #include "fdpa_host.hpp"
 
 #include <algorithm>
@@ -154,6 +156,7 @@ struct PortableLanes {
     T v[kLanes];
   };
   using M = unsigned;
+  static constexpr int kWidth = kLanes;
   static constexpr bool has_transpose8 = false;
   static V load(const T* p) {
     V r;
@@ -192,6 +195,7 @@ struct PortableLanes {
 struct Avx2Lanes32 {
   using V = __m256;
   using M = __m256;
+  static constexpr int kWidth = 8;
   static constexpr bool has_transpose8 = true;
   FPC_AVX2_FMA static V load(const float* p) { return _mm256_loadu_ps(p); }
   FPC_AVX2_FMA static V splat(float x) { return _mm256_set1_ps(x); }
@@ -233,6 +237,7 @@ struct Avx2Lanes64 {
     __m256d lo, hi;
   };
   using M = V;
+  static constexpr int kWidth = 8;
   static constexpr bool has_transpose8 = false;
   FPC_AVX2_FMA static V load(const double* p) { return {_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)}; }
   FPC_AVX2_FMA static V splat(double x) { return {_mm256_set1_pd(x), _mm256_set1_pd(x)}; }
@@ -257,6 +262,45 @@ struct Avx2Lanes64 {
     return static_cast<unsigned>(_mm256_movemask_pd(m.lo) | (_mm256_movemask_pd(m.hi) << 4));
   }
 };
+
+// The row path's AVX-512 lanes: sixteen binary32 or eight binary64 columns, masks in k registers.
+#define FPC_AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma"))) inline
+struct Avx512Lanes32 {
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int kWidth = 16;
+  static constexpr bool has_transpose8 = false;
+  FPC_AVX512 static V load(const float* p) { return _mm512_loadu_ps(p); }
+  FPC_AVX512 static V splat(float x) { return _mm512_set1_ps(x); }
+  FPC_AVX512 static void store(float* p, V x) { _mm512_storeu_ps(p, x); }
+  FPC_AVX512 static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  FPC_AVX512 static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  FPC_AVX512 static M none() { return 0; }
+  FPC_AVX512 static M mark(M m, V x) {
+    const V min = _mm512_set1_ps(std::numeric_limits<float>::min());
+    return m | (_mm512_cmp_ps_mask(_mm512_abs_ps(x), min, _CMP_LE_OQ) &
+                _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NEQ_UQ));
+  }
+  FPC_AVX512 static unsigned bits(M m) { return m; }
+};
+struct Avx512Lanes64 {
+  using V = __m512d;
+  using M = __mmask8;
+  static constexpr int kWidth = 8;
+  static constexpr bool has_transpose8 = false;
+  FPC_AVX512 static V load(const double* p) { return _mm512_loadu_pd(p); }
+  FPC_AVX512 static V splat(double x) { return _mm512_set1_pd(x); }
+  FPC_AVX512 static void store(double* p, V x) { _mm512_storeu_pd(p, x); }
+  FPC_AVX512 static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  FPC_AVX512 static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  FPC_AVX512 static M none() { return 0; }
+  FPC_AVX512 static M mark(M m, V x) {
+    const V min = _mm512_set1_pd(std::numeric_limits<double>::min());
+    return m | (_mm512_cmp_pd_mask(_mm512_abs_pd(x), min, _CMP_LE_OQ) &
+                _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_NEQ_UQ));
+  }
+  FPC_AVX512 static unsigned bits(M m) { return m; }
+};
 #endif
 namespace portable_lanes {
 #define FPC_LANES_FN inline
@@ -269,6 +313,11 @@ namespace avx2_lanes {
 #include "fdpa_host_lanes.inc"
 #undef FPC_LANES_FN
 }  // namespace avx2_lanes
+namespace avx512_lanes {
+#define FPC_LANES_FN __attribute__((target("avx512f,avx512dq,avx2,fma"))) inline
+#include "fdpa_host_lanes.inc"
+#undef FPC_LANES_FN
+}  // namespace avx512_lanes
 #endif
 
 template <class T>
@@ -307,6 +356,19 @@ __attribute__((target("avx2,fma"), flatten)) void tree_avx2(const HostProgram& f
                                                             unsigned& small) {
   avx2_lanes::tree_run<Avx2Lanes<T>>(full, last, width, a, b, sb, k, shared, track_small, acc, small);
 }
+template <class T>
+__attribute__((target("avx512f,avx512dq,avx2,fma"), flatten)) void rows_avx512(
+    const HostProgram* full, const HostProgram* last, std::size_t width, const T* const* a,
+    const T* b, std::size_t sb, std::size_t k, bool track_small, int n, T* acc, unsigned* small) {
+  avx512_lanes::rows_any<std::conditional_t<sizeof(T) == 4, Avx512Lanes32, Avx512Lanes64>>(
+      full, last, width, a, b, sb, k, track_small, n, acc, small);
+}
+template <class T>
+__attribute__((target("avx2,fma"), flatten)) void rows_avx2(
+    const HostProgram* full, const HostProgram* last, std::size_t width, const T* const* a,
+    const T* b, std::size_t sb, std::size_t k, bool track_small, int n, T* acc, unsigned* small) {
+  avx2_lanes::rows_any<Avx2Lanes<T>>(full, last, width, a, b, sb, k, track_small, n, acc, small);
+}
 #endif
 
 bool use_avx2_fma() {
@@ -335,6 +397,33 @@ void tree(const HostProgram& full, const HostProgram& last, std::size_t width, c
   if (use_avx2_fma()) return tree_avx2(full, last, width, a, b, sb, k, shared, track_small, acc, small);
 #endif
   tree_portable(full, last, width, a, b, sb, k, shared, track_small, acc, small);
+}
+
+template <class T>
+__attribute__((flatten)) void rows_portable(const HostProgram* full, const HostProgram* last,
+                                            std::size_t width, const T* const* a, const T* b,
+                                            std::size_t sb, std::size_t k, bool track_small, int n,
+                                            T* acc, unsigned* small) {
+  portable_lanes::rows_any<PortableLanes<T>>(full, last, width, a, b, sb, k, track_small, n, acc, small);
+}
+
+// The row path's vectors: AVX-512 where dispatch allows, else AVX2+FMA, else plain C++.
+int row_lanes(bool binary64) {
+#if FPC_HOST_X86
+  if (avx512_dispatch()) return binary64 ? 8 : 16;
+#endif
+  return kLanes;
+}
+
+template <class T>
+void rows(const HostProgram* full, const HostProgram* last, std::size_t width, const T* const* a,
+          const T* b, std::size_t sb, std::size_t k, bool track_small, int n, T* acc,
+          unsigned* small) {
+#if FPC_HOST_X86
+  if (avx512_dispatch()) return rows_avx512(full, last, width, a, b, sb, k, track_small, n, acc, small);
+  if (use_avx2_fma()) return rows_avx2(full, last, width, a, b, sb, k, track_small, n, acc, small);
+#endif
+  rows_portable(full, last, width, a, b, sb, k, track_small, n, acc, small);
 }
 
 }  // namespace
@@ -427,6 +516,53 @@ unsigned HostIeeePath::run_typed(const T* a, const std::size_t* offset_a, const 
     else d[j] = std::bit_cast<U>(acc[j]);
   }
   return left;
+}
+
+int HostIeeePath::row_width() const { return row_lanes(binary64_); }
+
+template <class T>
+void HostIeeePath::run_rows_typed(const T* a, const std::size_t* offset_a, const T* b,
+                                  std::size_t stride_b, std::size_t k, std::uint64_t* d, int n,
+                                  unsigned* left) const {
+  using U = typename Bits<T>::U;
+  constexpr int kMaxRows = 8;
+  const int w = row_width();
+  const T* pa[kMaxRows];
+  T acc[kMaxRows * 16];
+  unsigned small[kMaxRows] = {};
+  for (int j = 0; j < n; ++j) {
+    pa[j] = a + offset_a[j];
+    for (int l = 0; l < w; ++l) {
+      const std::size_t o = static_cast<std::size_t>(j * w + l);
+      acc[o] = static_cast<T>(host_value(d[o], out_, p_));  // C, read as an input
+      if (flush_outputs_ && tiny(acc[o])) small[j] |= 1u << l;
+    }
+  }
+  HostProgram scratch;
+  const HostProgram* full = shape_ == Shape::chain ? nullptr : &full_;
+  const HostProgram* last =
+      full ? &program_for(k % width_ == 0 ? width_ : k % width_, scratch) : nullptr;
+  rows(full, last, width_, pa, b, stride_b, k, flush_outputs_, n, acc, small);
+  for (int j = 0; j < n; ++j) {
+    left[j] = small[j];
+    for (int l = 0; l < w; ++l) {
+      const std::size_t o = static_cast<std::size_t>(j * w + l);
+      if (std::isnan(acc[o])) left[j] |= 1u << l;
+      else if (!(small[j] >> l & 1)) d[o] = std::bit_cast<U>(acc[o]);
+    }
+  }
+}
+
+void HostIeeePath::run_rows(const float* a, const double* a64, const std::size_t* offset_a,
+                            const float* b, const double* b64, std::size_t offset_b,
+                            std::size_t stride_b, std::size_t k, std::uint64_t* d, int n,
+                            unsigned* left) const {
+  if (k == 0) {  // the model's empty dot product
+    std::fill_n(left, n, (1u << row_width()) - 1);
+    return;
+  }
+  if (binary64_) run_rows_typed(a64, offset_a, b64 + offset_b, stride_b, k, d, n, left);
+  else run_rows_typed(a, offset_a, b + offset_b, stride_b, k, d, n, left);
 }
 
 unsigned HostIeeePath::run(const float* a, const double* a64, const std::size_t* offset_a,

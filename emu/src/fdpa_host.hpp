@@ -3,7 +3,7 @@
 // of two-way rounding nodes) run on the host's own fma and add, eight dot products interleaved.
 // A dot product whose result is a NaN (the model's NaN rule is not the host's), or, where the
 // unit flushes its results, that passes through a value of magnitude <= 2^emin (the host does
-// not flush), is left to the model: `run` says which.
+// not flush), is left to the model: `run` and `run_rows` say which.
 #pragma once
 
 #include <cstddef>
@@ -61,6 +61,16 @@ class HostIeeePath {
                const double* b64, const std::size_t* offset_b, std::size_t stride_b,
                std::size_t k, std::uint64_t* d, int n) const;
 
+  // The row path: the columns of one vector (16 binary32 with AVX-512, else 8).
+  int row_width() const;
+  // n <= 8 rows of A (from a + offset_a[j]) against row_width() consecutive columns of a
+  // row-major b from b + offset_b (stride_b >= row_width()); d[j W + l]: row
+  // j's column l, C codes in and result codes out. left[j]: row j's lanes left to the model
+  // (their d unchanged).
+  void run_rows(const float* a, const double* a64, const std::size_t* offset_a, const float* b,
+                const double* b64, std::size_t offset_b, std::size_t stride_b, std::size_t k,
+                std::uint64_t* d, int n, unsigned* left) const;
+
  private:
   enum class Shape : std::uint8_t { chain, groups, tree };
   HostIeeePath() = default;
@@ -69,6 +79,9 @@ class HostIeeePath {
   unsigned run_typed(const T* a, const std::size_t* offset_a, const T* b,
                      const std::size_t* offset_b, std::size_t stride_b, std::size_t k,
                      std::uint64_t* d, int n) const;
+  template <class T>
+  void run_rows_typed(const T* a, const std::size_t* offset_a, const T* b, std::size_t stride_b,
+                      std::size_t k, std::uint64_t* d, int n, unsigned* left) const;
 
   FdpaParams p_;
   Format in_, out_;

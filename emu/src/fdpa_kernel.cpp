@@ -9,6 +9,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <string_view>
 
 #include "fpconform/core/error.hpp"
@@ -136,6 +137,11 @@ __attribute__((target_clones("avx2", "default"))) std::int32_t block_max(
 // kChunk products per chain, so that the scratch of a group stays in L1.
 constexpr int kMaxChains = 8;            // dot products in one group
 constexpr std::size_t kChunk = 256;      // products per chain between pass 1 and pass 2
+
+// dot_many_in_tiles' tiles: rows of A at most (the host's row path runs eight fma chains at
+// once), and columns at most (an AVX-512 vector of binary32).
+constexpr int kMaxTileRows = 8;
+constexpr std::size_t kMaxTileWidth = 16;
 
 // The constants of both passes.
 struct TwoPass {
@@ -828,19 +834,47 @@ std::uint64_t FdpaKernel::model_dot(const DecodedOperands& a, std::size_t offset
   return fdpa(p_, formats_, av, bv, c);
 }
 
+// The host's reading of decoded operands: x itself, or, where another kernel decoded them (one
+// decoding shared by many models), `again`, read anew.
+const DecodedOperands& FdpaKernel::host_operands(const DecodedOperands& x,
+                                                 DecodedOperands& again) const {
+  if (x.host_reading == host_->reading()) return x;
+  host_->decode(x.codes, again.host32, again.host64);
+  return again;
+}
+
+// A tile of n rows on the host's row path (ha, hb: a and b as the host reads them); runs of
+// rows against the same columns share b's loads. Lanes it leaves go to the model.
+void FdpaKernel::dot_host_rows(const DecodedOperands& a, const DecodedOperands& ha,
+                               const std::size_t* offset_a, const DecodedOperands& b,
+                               const DecodedOperands& hb, const std::size_t* offset_b,
+                               std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const {
+  const int w = host_->row_width();
+  for (int i = 0; i < n;) {
+    int m = 1;
+    while (i + m < n && offset_b[i + m] == offset_b[i]) ++m;
+    unsigned left[kMaxTileRows];
+    std::uint64_t* di = d + static_cast<std::ptrdiff_t>(i) * w;
+    host_->run_rows(ha.host32.data(), ha.host64.data(), offset_a + i, hb.host32.data(),
+                    hb.host64.data(), offset_b[i], stride_b, k, di, m, left);
+    for (int j = 0; j < m; ++j)
+      for (int l = 0; l < w; ++l)
+        if (left[j] >> l & 1) {
+          std::uint64_t& x = di[j * w + l];
+          x = model_dot(a, offset_a[i + j], b, offset_b[i] + static_cast<std::size_t>(l), stride_b,
+                        k, x);
+        }
+    i += m;
+  }
+}
+
 // Up to eight dot products on the host path; those it leaves go to the model.
 void FdpaKernel::dot_host(const DecodedOperands& a, const std::size_t* offset_a,
                           const DecodedOperands& b, const std::size_t* offset_b,
                           std::size_t stride_b, std::size_t k, std::uint64_t* d, int n) const {
-  // Operands decoded by another kernel (one decoding shared by many models): read again.
   DecodedOperands ra, rb;
-  const auto own = [&](const DecodedOperands& x, DecodedOperands& again) -> const DecodedOperands& {
-    if (x.host_reading == host_->reading()) return x;
-    host_->decode(x.codes, again.host32, again.host64);
-    return again;
-  };
-  const DecodedOperands& ha = own(a, ra);
-  const DecodedOperands& hb = own(b, rb);
+  const DecodedOperands& ha = host_operands(a, ra);
+  const DecodedOperands& hb = host_operands(b, rb);
   const unsigned left = host_->run(ha.host32.data(), ha.host64.data(), offset_a, hb.host32.data(),
                                    hb.host64.data(), offset_b, stride_b, k, d, n);
   for (int j = 0; j < n; ++j)
@@ -1167,11 +1201,95 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
   const detail::DefaultHostFpMode fp_mode;
   if (column_lanes_apply(a, b, k) &&
       stride_b >= static_cast<std::size_t>(column_lanes_width())) {
-    dot_many_in_lanes(a, offset_a, b, offset_b, stride_b, k, c, out);
+    const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
+      dot_column_lanes(a, oa, b, ob, stride_b, k, n, d);
+    };
+    dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
+                      static_cast<std::size_t>(column_lanes_width()), column_lanes_rows(), tile);
+    return;
+  }
+  if (host_ && k > 0 && stride_b >= static_cast<std::size_t>(host_->row_width())) {
+    DecodedOperands ra, rb;
+    const DecodedOperands& ha = host_operands(a, ra);
+    const DecodedOperands& hb = host_operands(b, rb);
+    const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
+      dot_host_rows(a, ha, oa, b, hb, ob, stride_b, k, n, d);
+    };
+    dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
+                      static_cast<std::size_t>(host_->row_width()), kMaxTileRows, tile);
     return;
   }
   dot_groups(a, offset_a, b, offset_b, stride_b, k, c, out);
 }
+
+void FdpaKernel::dot_many_in_tiles(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+                                   const DecodedOperands& b, std::span<const std::size_t> offset_b,
+                                   std::size_t stride_b, std::size_t k,
+                                   std::span<const std::uint64_t> c, std::span<std::uint64_t> out,
+                                   std::size_t width, int max_rows, const TileFn& run_tile) const {
+  const std::size_t count = offset_a.size();
+  const auto rows = static_cast<std::size_t>(max_rows);
+  std::vector<std::uint64_t> results(c.begin(), c.end());  // out may be c
+  // Groups: a vector's outputs, one row of a against consecutive columns. The rest go to the
+  // other paths.
+  std::vector<std::size_t> groups, rest;
+  for (std::size_t i = 0; i < count;) {
+    bool run = i + width <= count;
+    for (std::size_t l = 1; run && l < width; ++l)
+      run = offset_a[i + l] == offset_a[i] && offset_b[i + l] == offset_b[i] + l;
+    if (run) {
+      groups.push_back(i);
+      i += width;
+    } else {
+      rest.push_back(i++);
+    }
+  }
+  // Tiles of up to four groups: rows of a against the same columns (each vector of b loaded
+  // once for all), column by column, so that consecutive tiles read the same b from cache;
+  // groups left alone, four at a time.
+  std::map<std::size_t, std::vector<std::size_t>> by_columns;  // offset_b -> groups, in order
+  for (std::size_t g = 0; g < groups.size(); ++g) by_columns[offset_b[groups[g]]].push_back(g);
+  std::vector<std::vector<std::size_t>> tiles;
+  std::vector<std::size_t> alone;
+  for (const auto& [columns, same] : by_columns) {
+    std::size_t i = 0;
+    for (; i + 2 <= same.size(); i += rows)
+      tiles.emplace_back(same.begin() + static_cast<std::ptrdiff_t>(i),
+                         same.begin() + static_cast<std::ptrdiff_t>(std::min(i + rows, same.size())));
+    if (i < same.size()) alone.push_back(same[i]);
+  }
+  for (std::size_t i = 0; i < alone.size(); i += rows)
+    tiles.emplace_back(alone.begin() + static_cast<std::ptrdiff_t>(i),
+                       alone.begin() + static_cast<std::ptrdiff_t>(std::min(i + rows, alone.size())));
+  for (const std::vector<std::size_t>& tile : tiles) {
+    const int n = static_cast<int>(tile.size());
+    std::size_t oa[kMaxTileRows], ob[kMaxTileRows];
+    std::uint64_t d[kMaxTileRows * kMaxTileWidth];
+    for (int i = 0; i < n; ++i) {
+      const std::size_t first = groups[tile[i]];
+      oa[i] = offset_a[first];
+      ob[i] = offset_b[first];
+      std::copy_n(results.begin() + static_cast<std::ptrdiff_t>(first), width, d + i * width);
+    }
+    run_tile(oa, ob, n, d);
+    for (int i = 0; i < n; ++i)
+      std::copy_n(d + i * width, width,
+                  results.begin() + static_cast<std::ptrdiff_t>(groups[tile[i]]));
+  }
+  if (!rest.empty()) {
+    std::vector<std::size_t> ra, rb;
+    std::vector<std::uint64_t> rc, ro(rest.size());
+    for (std::size_t i : rest) {
+      ra.push_back(offset_a[i]);
+      rb.push_back(offset_b[i]);
+      rc.push_back(c[i]);
+    }
+    dot_groups(a, ra, b, rb, stride_b, k, rc, ro);
+    for (std::size_t r = 0; r < rest.size(); ++r) results[rest[r]] = ro[r];
+  }
+  std::copy(results.begin(), results.end(), out.begin());
+}
+
 
 void FdpaKernel::dot_groups(const DecodedOperands& a, std::span<const std::size_t> offset_a,
                             const DecodedOperands& b, std::span<const std::size_t> offset_b,

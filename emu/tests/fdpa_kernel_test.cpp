@@ -2,6 +2,7 @@
 // spread over the whole range, cancellation, zeros, subnormals, NaN/inf, every preset.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -380,6 +381,77 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
     GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
                     "or the CPU has neither";
   EXPECT_GT(compared, 5000);
+}
+
+// The host's row path (IEEE chains, pairwise groups and two-way trees on the host's fma and
+// add: up to eight rows of A against the 16 or 8 columns of a vector of a row-major B) against
+// fdpa, for every preset it serves into f32 and f64, each also with its results flushed the
+// other way: 1 to 15 rows (runs of 8, 4, 2, 1), column counts with and without a partial
+// vector, K with and without a partial instruction, and K = 0; random codes (NaN, inf,
+// subnormals), a wide range, values near 2^-75, and values whose products straddle binary32's
+// 2^-126 (what a unit that flushes must leave to the model); C random, zero or subnormal per
+// output; outputs written over C.
+TEST(FdpaKernel, HostRowsSameAsTheModel) {
+  std::mt19937_64 rng(91);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int served = 0, compared = 0;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    for (const char* out_name : {"f32", "f64"}) {
+      const Format out = parse_format(out_name);
+      auto p = unit_for(e, in, out);
+      if (!p || (p->structure != FdpaStructure::sequential &&
+                 p->structure != FdpaStructure::pairwise && p->structure != FdpaStructure::tree))
+        continue;
+      for (int t = 0; t < 12; ++t) {
+        if (t == 6) p->flush_subnormal_outputs = !p->flush_subnormal_outputs;  // the other way
+        const FdpaKernel kernel(*p, in, out);
+        if (!kernel.row_major_b()) continue;
+        served += t == 0 || t == 6;
+        const std::size_t rows = std::array<std::size_t, 6>{1, 3, 8, 9, 15, 5}[t % 6];
+        const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
+        const std::size_t k = t % 6 == 5 ? 0 : 1 + rng() % 70;
+        // 0-2: random_code's kinds; 3: magnitudes 2^-70 .. 2^-55, products on both sides of
+        // binary32's 2^-126.
+        const int kind = t % 4;
+        const auto code = [&] {
+          if (kind < 3) return random_code(rng, in, kind);
+          const double x = std::ldexp(normal(rng), -55 - static_cast<int>(rng() % 16));
+          return convert(std::bit_cast<std::uint64_t>(x), f64, in, sat).bits;
+        };
+        std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
+        for (std::uint64_t& x : a) x = code();
+        for (std::uint64_t& x : b) x = code();
+        const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+        std::vector<std::size_t> oa, ob;
+        std::vector<std::uint64_t> c;
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t j = 0; j < n; ++j) {
+            oa.push_back(r * k);
+            ob.push_back(j);
+            std::uint64_t x = random_code(rng, out, kind % 3);
+            if (rng() % 5 == 0) x = rng() % 2 ? 0 : out.sign_mask() | 1;  // zero, subnormal
+            c.push_back(x);
+          }
+        std::vector<std::uint64_t> got(c.size());
+        kernel.dot_many(da, oa, db, ob, n, k, c, got);
+        for (std::size_t o = 0; o < c.size(); ++o) {
+          ASSERT_EQ(got[o], model_of_row_major(*p, in, out, a, b, n, k, oa[o], ob[o], c[o]))
+              << e.preset << " " << e.input << " -> " << out_name << " t=" << t
+              << " rows=" << rows << " n=" << n << " k=" << k << " output " << o
+              << " c=" << c[o];
+          ++compared;
+        }
+        kernel.dot_many(da, oa, db, ob, n, k, c, c);
+        ASSERT_EQ(c, got) << e.preset << " " << e.input << " -> " << out_name << " t=" << t;
+      }
+    }
+  }
+  EXPECT_GE(served, 12);
+  EXPECT_GT(compared, 40000);
 }
 
 // The column lanes where zero terms sit above C: a unit with zero_exp = -10, operands of

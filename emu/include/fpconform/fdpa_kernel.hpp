@@ -24,6 +24,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -112,6 +113,11 @@ class FdpaKernel {
                     const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                     const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
                     std::uint64_t* d, int n) const;
+  const DecodedOperands& host_operands(const DecodedOperands& x, DecodedOperands& again) const;
+  void dot_host_rows(const DecodedOperands& a, const DecodedOperands& ha,
+                     const std::size_t* offset_a, const DecodedOperands& b,
+                     const DecodedOperands& hb, const std::size_t* offset_b, std::size_t stride_b,
+                     std::size_t k, int n, std::uint64_t* d) const;
   void dot_host(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                 const std::size_t* offset_b, std::size_t stride_b, std::size_t k,
                 std::uint64_t* d, int n) const;
@@ -151,14 +157,22 @@ class FdpaKernel {
   void dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,
                         const DecodedOperands& b, const std::size_t* offset_b,
                         std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
-  // dot_many where the column lanes apply: runs of a vector's outputs in tiles, the rest by
+  // A tile of dot_many_in_tiles: n rows of a (from offset_a[i]) against `width` consecutive
+  // columns of a row-major b (from offset_b[i]); d[i width + l]: C codes in, results out.
+  using TileFn = std::function<void(const std::size_t* offset_a, const std::size_t* offset_b,
+                                    int n, std::uint64_t* d)>;
+  // dot_many by a vector path: runs of `width` outputs (one row of a against consecutive
+  // columns) in tiles of up to max_rows, rows against the same columns together; the rest by
   // dot_groups.
-  void dot_many_in_lanes(const DecodedOperands& a, std::span<const std::size_t> offset_a,
+  void dot_many_in_tiles(const DecodedOperands& a, std::span<const std::size_t> offset_a,
                          const DecodedOperands& b, std::span<const std::size_t> offset_b,
                          std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
-                         std::span<std::uint64_t> out) const;
-  // The lanes of the column lanes' vectors on this CPU (0: none).
+                         std::span<std::uint64_t> out, std::size_t width, int max_rows,
+                         const TileFn& run_tile) const;
+  // The lanes of the column lanes' vectors on this CPU (0: none), and the most rows they run
+  // at once.
   static int column_lanes_width();
+  static int column_lanes_rows();
   // One block of n <= 64 products of a column of a strided b, by `block`.
   std::uint64_t block_of_column(const DecodedOperands& a, std::size_t offset_a,
                                 const DecodedOperands& b, std::size_t offset_b,
