@@ -249,7 +249,7 @@ void FdpaKernel::dot_exact_steps(const DecodedOperands& a, const std::size_t* of
   std::size_t done[kLanes] = {};  // products done per lane
 #if defined(__x86_64__)
   if (!portable_dispatch() && cpu_features().avx2) {
-    std::vector<double> ra, rb;  // operands decoded without these values
+    LineVector<double> ra, rb;  // operands decoded without these values
     const double* va = binary64_values(a, Operand::a, ra);
     const double* vb = binary64_values(b, Operand::b, rb);
     const Binary64Lanes x(va, offset_a, vb, offset_b, stride_b, n);

@@ -141,7 +141,7 @@ void FdpaKernel::dot_f16_chain(const DecodedOperands& a, const std::size_t* offs
                                std::size_t stride_b, const std::int32_t* const*,
                                const std::int32_t* const*, std::size_t k, std::uint64_t* d,
                                int n) const {
-  std::vector<double> ra, rb;  // operands decoded without these values
+  LineVector<double> ra, rb;  // operands decoded without these values
   const double* va = binary64_values(a, Operand::a, ra);
   const double* vb = binary64_values(b, Operand::b, rb);
   const Binary64Lanes x(va, offset_a, vb, offset_b, stride_b, n);

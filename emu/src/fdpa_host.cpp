@@ -96,11 +96,20 @@ int emit_balanced(int lo, int hi, HostProgram& prog) {
   return op.dst;
 }
 
+// The last operation writes the result into register 0 (C), where the next instruction reads
+// it, instead of a copy after each instruction: it reads its sources before it writes.
+void result_in_c(HostProgram& prog) {
+  if (prog.ops.empty() || prog.ops.back().dst != prog.result) return;
+  prog.ops.back().dst = 0;
+  prog.result = 0;
+}
+
 std::optional<HostProgram> tree_program(const SumTree& t, int m) {
   HostProgram prog;
   const std::optional<Operand> root = emit(t, m, prog);
   if (!root) return std::nullopt;
   prog.result = root->kind == Operand::Kind::none ? 0 : root->id;
+  result_in_c(prog);
   return prog;
 }
 
@@ -112,6 +121,7 @@ HostProgram group_program(int len) {
   op.dst = new_register(prog);
   prog.ops.push_back(op);
   prog.result = op.dst;
+  result_in_c(prog);
   return prog;
 }
 
@@ -467,8 +477,8 @@ std::shared_ptr<const HostIeeePath> HostIeeePath::make(const FdpaParams& p, cons
   return h;
 }
 
-void HostIeeePath::decode(std::span<const std::uint64_t> codes, std::vector<float>& values32,
-                          std::vector<double>& values64) const {
+void HostIeeePath::decode(std::span<const std::uint64_t> codes, LineVector<float>& values32,
+                          LineVector<double>& values64) const {
   if (binary64_) values64.resize(codes.size());
   else values32.resize(codes.size());
   for (std::size_t i = 0; i < codes.size(); ++i) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
+#include "fpconform/fdpa_kernel.hpp"
 
 namespace fpconform::detail {
 
@@ -51,8 +52,8 @@ class HostIeeePath {
   }
   // Host values of codes of `in`, read as the model reads them (subnormals flushed when it
   // flushes inputs), into values32 or values64.
-  void decode(std::span<const std::uint64_t> codes, std::vector<float>& values32,
-              std::vector<double>& values64) const;
+  void decode(std::span<const std::uint64_t> codes, LineVector<float>& values32,
+              LineVector<double>& values64) const;
 
   // n <= 8 dot products of k products: a_j = a + offset_a[j], b_j = b + offset_b[j] (stride
   // stride_b); d holds the C codes in and the result codes out. Returns a mask of the dot

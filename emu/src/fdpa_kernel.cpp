@@ -808,7 +808,7 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
 }
 
 void FdpaKernel::binary64_of(const DecodedOperands& d, const Format& in,
-                             std::vector<double>& out) {
+                             LineVector<double>& out) {
   out.resize(d.codes.size());
   const std::uint64_t sign = in.sign_mask();
   for (std::size_t i = 0; i < d.codes.size(); ++i) {
@@ -818,7 +818,7 @@ void FdpaKernel::binary64_of(const DecodedOperands& d, const Format& in,
 }
 
 const double* FdpaKernel::binary64_values(const DecodedOperands& x, Operand which,
-                                          std::vector<double>& again) const {
+                                          LineVector<double>& again) const {
   if (x.host_reading == detail::HostIeeePath::kUnflushedBinary64) return x.host64.data();
   binary64_of(x, which == Operand::a ? in_ : in_b_, again);
   return again.data();

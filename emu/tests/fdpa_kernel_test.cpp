@@ -388,8 +388,8 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
 // fdpa, for every preset it serves into f32 and f64, each also with its results flushed the
 // other way: 1 to 15 rows (runs of 8, 4, 2, 1), column counts with and without a partial
 // vector, K with and without a partial instruction, and K = 0; random codes (NaN, inf,
-// subnormals), a wide range, values near 2^-75, and values whose products straddle binary32's
-// 2^-126 (what a unit that flushes must leave to the model); C random, zero or subnormal per
+// subnormals), a wide range, values near 2^-75, and values whose products straddle the
+// output's 2^emin (what a unit that flushes must leave to the model); C random, zero or subnormal per
 // output; outputs written over C.
 TEST(FdpaKernel, HostRowsSameAsTheModel) {
   std::mt19937_64 rng(91);
@@ -414,12 +414,13 @@ TEST(FdpaKernel, HostRowsSameAsTheModel) {
         const std::size_t rows = std::array<std::size_t, 6>{1, 3, 8, 9, 15, 5}[t % 6];
         const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
         const std::size_t k = t % 6 == 5 ? 0 : 1 + rng() % 70;
-        // 0-2: random_code's kinds; 3: magnitudes 2^-70 .. 2^-55, products on both sides of
-        // binary32's 2^-126.
+        // 0-2: random_code's kinds; 3: magnitudes about 2^(emin / 2) (2^-70 .. 2^-55 for f32),
+        // products on both sides of the output's 2^emin.
         const int kind = t % 4;
         const auto code = [&] {
           if (kind < 3) return random_code(rng, in, kind);
-          const double x = std::ldexp(normal(rng), -55 - static_cast<int>(rng() % 16));
+          const int e = out.emin() / 2 + 8 - static_cast<int>(rng() % 16);
+          const double x = std::ldexp(normal(rng), e);
           return convert(std::bit_cast<std::uint64_t>(x), f64, in, sat).bits;
         };
         std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major

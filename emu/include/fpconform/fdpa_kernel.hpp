@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -37,6 +38,23 @@ namespace detail {
 class HostIeeePath;
 }
 
+// Storage on 64-byte lines, so that a row of a row-major matrix whose width is a multiple of a
+// vector's lanes loads as whole vectors, none split across two lines.
+template <class T>
+struct LineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kLine{64};
+  LineAllocator() = default;
+  template <class U>
+  LineAllocator(const LineAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kLine)); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, kLine); }
+  template <class U>
+  bool operator==(const LineAllocator<U>&) const { return true; }
+};
+template <class T>
+using LineVector = std::vector<T, LineAllocator<T>>;
+
 // A vector of codes decoded for the kernel.
 struct DecodedOperands {
   std::vector<std::int32_t> sig;   // signed significand (value = sig * 2^(lead - man_bits)); 0 = zero
@@ -46,13 +64,13 @@ struct DecodedOperands {
   // The host path's values (binary32 or binary64 output), read with the input flushing of the
   // kernel that decoded them, or the binary16 chain's exact binary64 values; another kernel
   // whose reading differs reads the codes again.
-  std::vector<float> host32;
-  std::vector<double> host64;
+  LineVector<float> host32;
+  LineVector<double> host64;
   int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
   // For the column lanes (FdpaKernel::row_major_b): each value as fp32 and 2^lead as fp32 (0 for
   // a zero); and over the nonzero finite values, the smallest floor(log2 |x|), the smallest and
   // the largest lead (INT_MAX, INT_MAX, INT_MIN where there is none).
-  std::vector<float> value32, lead32;
+  LineVector<float> value32, lead32;
   int min_exp = INT_MAX, min_lead = INT_MAX, max_lead = INT_MIN;
 };
 
@@ -194,10 +212,10 @@ class FdpaKernel {
                           const std::int32_t* eb, const DecodedOperands& b, std::size_t offset_b,
                           std::size_t stride_b, std::size_t k, std::uint64_t c) const;
   // The exact binary64 value of every code of d (zeros signed), for the paths that read them.
-  static void binary64_of(const DecodedOperands& d, const Format& in, std::vector<double>& out);
+  static void binary64_of(const DecodedOperands& d, const Format& in, LineVector<double>& out);
   // Those values of operand x: its host64 where decode filled them, else `again`, filled.
   const double* binary64_values(const DecodedOperands& x, Operand which,
-                                std::vector<double>& again) const;
+                                LineVector<double>& again) const;
   void dot_late_c(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
