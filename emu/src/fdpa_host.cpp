@@ -436,6 +436,19 @@ void rows(const HostProgram* full, const HostProgram* last, std::size_t width, c
   rows_portable(full, last, width, a, b, sb, k, track_small, n, acc, small);
 }
 
+// Whether no operation can give a nonzero result of magnitude <= 2^emin of out, for a C that is
+// not itself such a value. Every product is a multiple of q = (in's least positive value)^2,
+// and so is every value rounded from sums of them (an inexact rounding lands on a multiple of
+// an ulp above q). C is a multiple of q 2^-p (p: out's precision) or smaller than q/2, so its
+// sum with a nonzero multiple of q is a multiple of q 2^-p, or at least q/2 and a multiple of
+// its ulp (q 2^-p at least); and so on. Every result is zero, C, or at least q 2^-p in
+// magnitude: none is tiny where q 2^-p > 2^emin (here with a margin of 2^2). f16 inputs into
+// binary32 (q = 2^-48), anything narrower than binary32 into binary64.
+bool never_tiny(const Format& in, const Format& out) {
+  const int least = in.emin() - in.man_bits;  // log2 of in's least positive value
+  return 2 * least > out.emin() + out.precision() + 2;
+}
+
 }  // namespace
 
 std::shared_ptr<const HostIeeePath> HostIeeePath::make(const FdpaParams& p, const Format& in,
@@ -474,6 +487,7 @@ std::shared_ptr<const HostIeeePath> HostIeeePath::make(const FdpaParams& p, cons
   h->out_ = out;
   h->binary64_ = is64;
   h->flush_outputs_ = p.flush_subnormal_outputs;
+  h->track_small_ = h->flush_outputs_ && !never_tiny(in, out);
   return h;
 }
 
@@ -514,11 +528,11 @@ unsigned HostIeeePath::run_typed(const T* a, const std::size_t* offset_a, const 
     if (flush_outputs_ && tiny(acc[j])) small |= 1u << j;
   }
   if (shape_ == Shape::chain) {
-    chain(pa, pb, stride_b, k, shared, flush_outputs_, acc, small);
+    chain(pa, pb, stride_b, k, shared, track_small_, acc, small);
   } else {
     HostProgram scratch;
     const HostProgram& last = program_for(k % width_ == 0 ? width_ : k % width_, scratch);
-    tree(full_, last, width_, pa, pb, stride_b, k, shared, flush_outputs_, acc, small);
+    tree(full_, last, width_, pa, pb, stride_b, k, shared, track_small_, acc, small);
   }
   unsigned left = 0;
   for (int j = 0; j < n; ++j) {
@@ -552,7 +566,7 @@ void HostIeeePath::run_rows_typed(const T* a, const std::size_t* offset_a, const
   const HostProgram* full = shape_ == Shape::chain ? nullptr : &full_;
   const HostProgram* last =
       full ? &program_for(k % width_ == 0 ? width_ : k % width_, scratch) : nullptr;
-  rows(full, last, width_, pa, b, stride_b, k, flush_outputs_, n, acc, small);
+  rows(full, last, width_, pa, b, stride_b, k, track_small_, n, acc, small);
   for (int j = 0; j < n; ++j) {
     left[j] = small[j];
     for (int l = 0; l < w; ++l) {

@@ -88,6 +88,7 @@ class HostIeeePath {
   Format in_, out_;
   bool binary64_ = false;
   bool flush_outputs_ = false;
+  bool track_small_ = false;  // flush_outputs_, and the operations can give such a value
   Shape shape_ = Shape::chain;
   std::size_t width_ = 0;  // products per instruction (tree) or group (pairwise)
   HostProgram full_;       // the program of a whole instruction or group
