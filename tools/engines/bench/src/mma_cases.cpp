@@ -33,7 +33,7 @@ namespace fpconform::bench {
 namespace {
 
 constexpr std::size_t kK = 4096;
-constexpr std::size_t kRows = 4;   // rows of A per iteration
+constexpr std::size_t kRows = 16;  // rows of A per iteration (gemm hands the kernel 16 rows of D)
 constexpr std::size_t kCols = 16;  // columns of B per iteration
 
 // One iteration's operands as gemm hands them to the kernel: A row-major; B row-major where the
