@@ -84,13 +84,22 @@ std::optional<Operand> emit(const SumTree& t, int m, HostProgram& prog) {
 }
 
 // The pairwise structure's group of products lo .. hi-1: a balanced tree of additions over
-// products rounded alone (left half (hi - lo) / 2).
-int emit_balanced(int lo, int hi, HostProgram& prog) {
+// products rounded alone (left half (hi - lo) / 2). Where every product is exact in the output
+// (fuse_pairs), two products' sum is one fma onto the other.
+int emit_balanced(int lo, int hi, bool fuse_pairs, HostProgram& prog) {
   if (hi - lo == 1) return as_register({Operand::Kind::product, lo}, prog).id;
+  if (hi - lo == 2 && fuse_pairs) {
+    HostOp op{HostOp::Kind::fma_pair};
+    op.p = lo + 1;
+    op.q = lo;
+    op.dst = new_register(prog);
+    prog.ops.push_back(op);
+    return op.dst;
+  }
   const int mid = lo + (hi - lo) / 2;
   HostOp op{HostOp::Kind::add};
-  op.x = emit_balanced(lo, mid, prog);
-  op.y = emit_balanced(mid, hi, prog);
+  op.x = emit_balanced(lo, mid, fuse_pairs, prog);
+  op.y = emit_balanced(mid, hi, fuse_pairs, prog);
   op.dst = new_register(prog);
   prog.ops.push_back(op);
   return op.dst;
@@ -113,11 +122,11 @@ std::optional<HostProgram> tree_program(const SumTree& t, int m) {
   return prog;
 }
 
-HostProgram group_program(int len) {
+HostProgram group_program(int len, bool fuse_pairs) {
   HostProgram prog;
   HostOp op{HostOp::Kind::add};
   op.x = 0;
-  op.y = emit_balanced(0, len, prog);
+  op.y = emit_balanced(0, len, fuse_pairs, prog);
   op.dst = new_register(prog);
   prog.ops.push_back(op);
   prog.result = op.dst;
@@ -437,17 +446,18 @@ void rows(const HostProgram* full, const HostProgram* last, std::size_t width, c
 }
 
 // Whether no operation can give a nonzero result of magnitude <= 2^emin of out, for a C that is
-// not itself such a value. Every product is a multiple of q = (in's least positive value)^2,
-// and so is every value rounded from sums of them (an inexact rounding lands on a multiple of
-// an ulp above q). C is a multiple of q 2^-p (p: out's precision) or smaller than q/2, so its
+// not itself such a value, where every product is a multiple of q = 2^least_product (the
+// product of the operands' least quanta), and so is every value rounded from sums of them (an
+// inexact rounding lands on a multiple of an ulp above q). C is a multiple of q 2^-p (p: out's precision) or smaller than q/2, so its
 // sum with a nonzero multiple of q is a multiple of q 2^-p, or at least q/2 and a multiple of
 // its ulp (q 2^-p at least); and so on. Every result is zero, C, or at least q 2^-p in
-// magnitude: none is tiny where q 2^-p > 2^emin (here with a margin of 2^2). f16 inputs into
-// binary32 (q = 2^-48), anything narrower than binary32 into binary64.
-bool never_tiny(const Format& in, const Format& out) {
-  const int least = in.emin() - in.man_bits;  // log2 of in's least positive value
-  return 2 * least > out.emin() + out.precision() + 2;
+// magnitude: none is tiny where q 2^-p > 2^emin (here with a margin of 2^2): any f16 inputs into
+// binary32 (q >= 2^-48), anything narrower than binary32 into binary64, and inputs of ordinary
+// magnitudes whatever their format.
+bool never_tiny(long long least_product, const Format& out) {
+  return least_product > out.emin() + out.precision() + 2;
 }
+
 
 }  // namespace
 
@@ -470,7 +480,9 @@ std::shared_ptr<const HostIeeePath> HostIeeePath::make(const FdpaParams& p, cons
       if (p.block < 1) return nullptr;
       h->shape_ = Shape::groups;
       h->width_ = static_cast<std::size_t>(p.block);
-      h->full_ = group_program(p.block);
+      h->full_ = group_program(p.block, false);
+      h->fusable_ = 2 * in.precision() <= out.precision();
+      if (h->fusable_) h->fused_ = group_program(p.block, true);
     } else if (p.structure == FdpaStructure::tree) {
       h->width_ = static_cast<std::size_t>(tree_width(p));  // throws for a malformed tree
       std::optional<HostProgram> prog =
@@ -487,7 +499,6 @@ std::shared_ptr<const HostIeeePath> HostIeeePath::make(const FdpaParams& p, cons
   h->out_ = out;
   h->binary64_ = is64;
   h->flush_outputs_ = p.flush_subnormal_outputs;
-  h->track_small_ = h->flush_outputs_ && !never_tiny(in, out);
   return h;
 }
 
@@ -502,9 +513,16 @@ void HostIeeePath::decode(std::span<const std::uint64_t> codes, LineVector<float
   }
 }
 
-const HostProgram& HostIeeePath::program_for(std::size_t products, HostProgram& scratch) const {
-  if (products == width_) return full_;
-  if (shape_ == Shape::groups) scratch = group_program(static_cast<int>(products));
+// Pairs of products fused where every product is exact in out: it fits out's precision (fusable_),
+// is below out's overflow threshold and is never tiny there.
+bool HostIeeePath::fuses(const ProductBounds& bounds) const {
+  return fusable_ && bounds.below <= out_.emax() + 1 && never_tiny(bounds.least, out_);
+}
+
+const HostProgram& HostIeeePath::program_for(std::size_t products, bool fused,
+                                             HostProgram& scratch) const {
+  if (products == width_) return fused ? fused_ : full_;
+  if (shape_ == Shape::groups) scratch = group_program(static_cast<int>(products), fused);
   else scratch = *tree_program(parse_sum_tree(p_.tree), static_cast<int>(products));
   return scratch;
 }
@@ -512,8 +530,10 @@ const HostProgram& HostIeeePath::program_for(std::size_t products, HostProgram& 
 template <class T>
 unsigned HostIeeePath::run_typed(const T* a, const std::size_t* offset_a, const T* b,
                                  const std::size_t* offset_b, std::size_t stride_b, std::size_t k,
-                                 std::uint64_t* d, int n) const {
+                                 const ProductBounds& bounds, std::uint64_t* d, int n) const {
   using U = typename Bits<T>::U;
+  const bool track = flush_outputs_ && !never_tiny(bounds.least, out_);
+  const bool fused = fuses(bounds);
   const T* pa[kLanes];
   const T* pb[kLanes];
   T acc[kLanes];
@@ -528,11 +548,12 @@ unsigned HostIeeePath::run_typed(const T* a, const std::size_t* offset_a, const 
     if (flush_outputs_ && tiny(acc[j])) small |= 1u << j;
   }
   if (shape_ == Shape::chain) {
-    chain(pa, pb, stride_b, k, shared, track_small_, acc, small);
+    chain(pa, pb, stride_b, k, shared, track, acc, small);
   } else {
     HostProgram scratch;
-    const HostProgram& last = program_for(k % width_ == 0 ? width_ : k % width_, scratch);
-    tree(full_, last, width_, pa, pb, stride_b, k, shared, track_small_, acc, small);
+    const HostProgram& last =
+        program_for(k % width_ == 0 ? width_ : k % width_, fused, scratch);
+    tree(fused ? fused_ : full_, last, width_, pa, pb, stride_b, k, shared, track, acc, small);
   }
   unsigned left = 0;
   for (int j = 0; j < n; ++j) {
@@ -546,9 +567,11 @@ int HostIeeePath::row_width() const { return row_lanes(binary64_); }
 
 template <class T>
 void HostIeeePath::run_rows_typed(const T* a, const std::size_t* offset_a, const T* b,
-                                  std::size_t stride_b, std::size_t k, std::uint64_t* d, int n,
-                                  unsigned* left) const {
+                                  std::size_t stride_b, std::size_t k, const ProductBounds& bounds,
+                                  std::uint64_t* d, int n, unsigned* left) const {
   using U = typename Bits<T>::U;
+  const bool track = flush_outputs_ && !never_tiny(bounds.least, out_);
+  const bool fused = fuses(bounds);
   constexpr int kMaxRows = 8;
   const int w = row_width();
   const T* pa[kMaxRows];
@@ -563,10 +586,10 @@ void HostIeeePath::run_rows_typed(const T* a, const std::size_t* offset_a, const
     }
   }
   HostProgram scratch;
-  const HostProgram* full = shape_ == Shape::chain ? nullptr : &full_;
+  const HostProgram* full = shape_ == Shape::chain ? nullptr : fused ? &fused_ : &full_;
   const HostProgram* last =
-      full ? &program_for(k % width_ == 0 ? width_ : k % width_, scratch) : nullptr;
-  rows(full, last, width_, pa, b, stride_b, k, track_small_, n, acc, small);
+      full ? &program_for(k % width_ == 0 ? width_ : k % width_, fused, scratch) : nullptr;
+  rows(full, last, width_, pa, b, stride_b, k, track, n, acc, small);
   for (int j = 0; j < n; ++j) {
     left[j] = small[j];
     for (int l = 0; l < w; ++l) {
@@ -579,22 +602,23 @@ void HostIeeePath::run_rows_typed(const T* a, const std::size_t* offset_a, const
 
 void HostIeeePath::run_rows(const float* a, const double* a64, const std::size_t* offset_a,
                             const float* b, const double* b64, std::size_t offset_b,
-                            std::size_t stride_b, std::size_t k, std::uint64_t* d, int n,
-                            unsigned* left) const {
+                            std::size_t stride_b, std::size_t k, const ProductBounds& bounds,
+                            std::uint64_t* d, int n, unsigned* left) const {
   if (k == 0) {  // the model's empty dot product
     std::fill_n(left, n, (1u << row_width()) - 1);
     return;
   }
-  if (binary64_) run_rows_typed(a64, offset_a, b64 + offset_b, stride_b, k, d, n, left);
-  else run_rows_typed(a, offset_a, b + offset_b, stride_b, k, d, n, left);
+  if (binary64_) run_rows_typed(a64, offset_a, b64 + offset_b, stride_b, k, bounds, d, n, left);
+  else run_rows_typed(a, offset_a, b + offset_b, stride_b, k, bounds, d, n, left);
 }
 
 unsigned HostIeeePath::run(const float* a, const double* a64, const std::size_t* offset_a,
                            const float* b, const double* b64, const std::size_t* offset_b,
-                           std::size_t stride_b, std::size_t k, std::uint64_t* d, int n) const {
+                           std::size_t stride_b, std::size_t k, const ProductBounds& bounds,
+                           std::uint64_t* d, int n) const {
   if (k == 0) return (1u << n) - 1;  // the model's empty dot product
-  return binary64_ ? run_typed(a64, offset_a, b64, offset_b, stride_b, k, d, n)
-                   : run_typed(a, offset_a, b, offset_b, stride_b, k, d, n);
+  return binary64_ ? run_typed(a64, offset_a, b64, offset_b, stride_b, k, bounds, d, n)
+                   : run_typed(a, offset_a, b, offset_b, stride_b, k, bounds, d, n);
 }
 
 }  // namespace fpconform::detail

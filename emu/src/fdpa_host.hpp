@@ -6,6 +6,7 @@
 // not flush), is left to the model: `run` and `run_rows` say which.
 #pragma once
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,6 +28,13 @@ struct HostOp {
     add,       // r[dst] = r[x] + r[y]
   } kind;
   int p = 0, q = 0, x = 0, y = 0, dst = 0;
+};
+
+// What a call's operands allow: every nonzero product is a multiple of 2^least and of
+// magnitude below 2^below (from the operands' decoded exponent ranges).
+struct ProductBounds {
+  long long least = LLONG_MAX;  // LLONG_MAX: no nonzero product
+  long long below = LLONG_MIN;
 };
 
 struct HostProgram {
@@ -56,39 +64,44 @@ class HostIeeePath {
               LineVector<double>& values64) const;
 
   // n <= 8 dot products of k products: a_j = a + offset_a[j], b_j = b + offset_b[j] (stride
-  // stride_b); d holds the C codes in and the result codes out. Returns a mask of the dot
-  // products left to the model (bit j); their d is unchanged.
+  // stride_b); d holds the C codes in and the result codes out. `bounds` says whether results
+  // must be checked for flushing and whether pairs of products may be fused. Returns a mask
+  // of the dot products left to the model (bit j); their d is unchanged.
   unsigned run(const float* a, const double* a64, const std::size_t* offset_a, const float* b,
                const double* b64, const std::size_t* offset_b, std::size_t stride_b,
-               std::size_t k, std::uint64_t* d, int n) const;
+               std::size_t k, const ProductBounds& bounds, std::uint64_t* d, int n) const;
 
   // The row path: the columns of one vector (16 binary32 with AVX-512, else 8).
   int row_width() const;
   // n <= 8 rows of A (from a + offset_a[j]) against row_width() consecutive columns of a
   // row-major b from b + offset_b (stride_b >= row_width()); d[j W + l]: row
   // j's column l, C codes in and result codes out. left[j]: row j's lanes left to the model
-  // (their d unchanged).
+  // (their d unchanged). bounds as for run.
   void run_rows(const float* a, const double* a64, const std::size_t* offset_a, const float* b,
                 const double* b64, std::size_t offset_b, std::size_t stride_b, std::size_t k,
-                std::uint64_t* d, int n, unsigned* left) const;
+                const ProductBounds& bounds, std::uint64_t* d, int n, unsigned* left) const;
 
  private:
   enum class Shape : std::uint8_t { chain, groups, tree };
   HostIeeePath() = default;
-  const HostProgram& program_for(std::size_t products, HostProgram& scratch) const;
+  // The program for an instruction of `products` products (fused: pairs of products fused).
+  const HostProgram& program_for(std::size_t products, bool fused, HostProgram& scratch) const;
+  bool fuses(const ProductBounds& bounds) const;
   template <class T>
   unsigned run_typed(const T* a, const std::size_t* offset_a, const T* b,
                      const std::size_t* offset_b, std::size_t stride_b, std::size_t k,
-                     std::uint64_t* d, int n) const;
+                     const ProductBounds& bounds, std::uint64_t* d, int n) const;
   template <class T>
   void run_rows_typed(const T* a, const std::size_t* offset_a, const T* b, std::size_t stride_b,
-                      std::size_t k, std::uint64_t* d, int n, unsigned* left) const;
+                      std::size_t k, const ProductBounds& bounds, std::uint64_t* d, int n,
+                      unsigned* left) const;
 
   FdpaParams p_;
   Format in_, out_;
   bool binary64_ = false;
   bool flush_outputs_ = false;
-  bool track_small_ = false;  // flush_outputs_, and the operations can give such a value
+  bool fusable_ = false;  // pairwise groups whose products fit out's precision
+  HostProgram fused_;     // full_ with pairs of products fused, for products exact in out
   Shape shape_ = Shape::chain;
   std::size_t width_ = 0;  // products per instruction (tree) or group (pairwise)
   HostProgram full_;       // the program of a whole instruction or group

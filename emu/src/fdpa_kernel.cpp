@@ -834,6 +834,15 @@ std::uint64_t FdpaKernel::model_dot(const DecodedOperands& a, std::size_t offset
   return fdpa(p_, formats_, av, bv, c);
 }
 
+// Bounds on the nonzero products of a and b: each a multiple of 2^(the least nonzero values'
+// leads less the fraction bits), each below 2^(the largest leads + 2).
+detail::ProductBounds FdpaKernel::product_bounds(const DecodedOperands& a,
+                                                 const DecodedOperands& b) const {
+  if (a.min_lead == INT_MAX || b.min_lead == INT_MAX) return {};
+  return {static_cast<long long>(a.min_lead) - in_.man_bits + b.min_lead - in_b_.man_bits,
+          static_cast<long long>(a.max_lead) + b.max_lead + 2};
+}
+
 // The host's reading of decoded operands: x itself, or, where another kernel decoded them (one
 // decoding shared by many models), `again`, read anew.
 const DecodedOperands& FdpaKernel::host_operands(const DecodedOperands& x,
@@ -856,7 +865,7 @@ void FdpaKernel::dot_host_rows(const DecodedOperands& a, const DecodedOperands& 
     unsigned left[kMaxTileRows];
     std::uint64_t* di = d + static_cast<std::ptrdiff_t>(i) * w;
     host_->run_rows(ha.host32.data(), ha.host64.data(), offset_a + i, hb.host32.data(),
-                    hb.host64.data(), offset_b[i], stride_b, k, di, m, left);
+                    hb.host64.data(), offset_b[i], stride_b, k, product_bounds(a, b), di, m, left);
     for (int j = 0; j < m; ++j)
       for (int l = 0; l < w; ++l)
         if (left[j] >> l & 1) {
@@ -876,7 +885,8 @@ void FdpaKernel::dot_host(const DecodedOperands& a, const std::size_t* offset_a,
   const DecodedOperands& ha = host_operands(a, ra);
   const DecodedOperands& hb = host_operands(b, rb);
   const unsigned left = host_->run(ha.host32.data(), ha.host64.data(), offset_a, hb.host32.data(),
-                                   hb.host64.data(), offset_b, stride_b, k, d, n);
+                                   hb.host64.data(), offset_b, stride_b, k, product_bounds(a, b),
+                                   d, n);
   for (int j = 0; j < n; ++j)
     if (left >> j & 1) d[j] = model_dot(a, offset_a[j], b, offset_b[j], stride_b, k, d[j]);
 }

@@ -36,6 +36,7 @@ namespace fpconform {
 
 namespace detail {
 class HostIeeePath;
+struct ProductBounds;
 }
 
 // Storage on 64-byte lines, so that a row of a row-major matrix whose width is a multiple of a
@@ -132,6 +133,7 @@ class FdpaKernel {
                     const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
                     std::uint64_t* d, int n) const;
   const DecodedOperands& host_operands(const DecodedOperands& x, DecodedOperands& again) const;
+  detail::ProductBounds product_bounds(const DecodedOperands& a, const DecodedOperands& b) const;
   void dot_host_rows(const DecodedOperands& a, const DecodedOperands& ha,
                      const std::size_t* offset_a, const DecodedOperands& b,
                      const DecodedOperands& hb, const std::size_t* offset_b, std::size_t stride_b,
