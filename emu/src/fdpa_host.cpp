@@ -448,16 +448,15 @@ void rows(const HostProgram* full, const HostProgram* last, std::size_t width, c
 // Whether no operation can give a nonzero result of magnitude <= 2^emin of out, for a C that is
 // not itself such a value, where every product is a multiple of q = 2^least_product (the
 // product of the operands' least quanta), and so is every value rounded from sums of them (an
-// inexact rounding lands on a multiple of an ulp above q). C is a multiple of q 2^-p (p: out's precision) or smaller than q/2, so its
-// sum with a nonzero multiple of q is a multiple of q 2^-p, or at least q/2 and a multiple of
-// its ulp (q 2^-p at least); and so on. Every result is zero, C, or at least q 2^-p in
-// magnitude: none is tiny where q 2^-p > 2^emin (here with a margin of 2^2): any f16 inputs into
-// binary32 (q >= 2^-48), anything narrower than binary32 into binary64, and inputs of ordinary
-// magnitudes whatever their format.
+// inexact rounding lands on a multiple of an ulp above q). C is a multiple of q 2^-p (p: out's
+// precision) or smaller than q/2, so its sum with a nonzero multiple of q is a multiple of
+// q 2^-p, or at least q/2 and a multiple of its ulp (q 2^-p at least); and so on. Every result
+// is zero, C, or at least q 2^-p in magnitude: none is tiny where q 2^-p > 2^emin (here with a
+// margin of 2^2): any f16 inputs into binary32 (q >= 2^-48), anything narrower than binary32
+// into binary64, and inputs of ordinary magnitudes whatever their format.
 bool never_tiny(long long least_product, const Format& out) {
   return least_product > out.emin() + out.precision() + 2;
 }
-
 
 }  // namespace
 
@@ -572,10 +571,9 @@ void HostIeeePath::run_rows_typed(const T* a, const std::size_t* offset_a, const
   using U = typename Bits<T>::U;
   const bool track = flush_outputs_ && !never_tiny(bounds.least, out_);
   const bool fused = fuses(bounds);
-  constexpr int kMaxRows = 8;
   const int w = row_width();
   const T* pa[kMaxRows];
-  T acc[kMaxRows * 16];
+  T acc[kMaxRows * kMaxRowWidth];
   unsigned small[kMaxRows] = {};
   for (int j = 0; j < n; ++j) {
     pa[j] = a + offset_a[j];

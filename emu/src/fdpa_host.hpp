@@ -71,9 +71,12 @@ class HostIeeePath {
                const double* b64, const std::size_t* offset_b, std::size_t stride_b,
                std::size_t k, const ProductBounds& bounds, std::uint64_t* d, int n) const;
 
-  // The row path: the columns of one vector (16 binary32 with AVX-512, else 8).
+  // The row path: the columns of one vector (16 binary32 with AVX-512, else 8), and the most
+  // rows of A one call takes.
   int row_width() const;
-  // n <= 8 rows of A (from a + offset_a[j]) against row_width() consecutive columns of a
+  static constexpr int kMaxRowWidth = 16;
+  static constexpr int kMaxRows = 8;
+  // n <= kMaxRows rows of A (from a + offset_a[j]) against row_width() consecutive columns of a
   // row-major b from b + offset_b (stride_b >= row_width()); d[j W + l]: row
   // j's column l, C codes in and result codes out. left[j]: row j's lanes left to the model
   // (their d unchanged). bounds as for run.

@@ -138,10 +138,10 @@ __attribute__((target_clones("avx2", "default"))) std::int32_t block_max(
 constexpr int kMaxChains = 8;            // dot products in one group
 constexpr std::size_t kChunk = 256;      // products per chain between pass 1 and pass 2
 
-// dot_many_in_tiles' tiles: rows of A at most (the host's row path runs eight fma chains at
-// once), and columns at most (an AVX-512 vector of binary32).
-constexpr int kMaxTileRows = 8;
-constexpr std::size_t kMaxTileWidth = 16;
+// dot_many_in_tiles' tiles: rows of A at most, and columns at most (the host's row path takes
+// the most of both; the column lanes at most four rows of sixteen).
+constexpr int kMaxTileRows = detail::HostIeeePath::kMaxRows;
+constexpr std::size_t kMaxTileWidth = detail::HostIeeePath::kMaxRowWidth;
 
 // The constants of both passes.
 struct TwoPass {
@@ -1254,9 +1254,9 @@ void FdpaKernel::dot_many_in_tiles(const DecodedOperands& a, std::span<const std
       rest.push_back(i++);
     }
   }
-  // Tiles of up to four groups: rows of a against the same columns (each vector of b loaded
-  // once for all), column by column, so that consecutive tiles read the same b from cache;
-  // groups left alone, four at a time.
+  // Tiles of up to max_rows groups: rows of a against the same columns (each vector of b
+  // loaded once for all), column by column, so that consecutive tiles read the same b from
+  // cache; groups left alone, max_rows at a time.
   std::map<std::size_t, std::vector<std::size_t>> by_columns;  // offset_b -> groups, in order
   for (std::size_t g = 0; g < groups.size(); ++g) by_columns[offset_b[groups[g]]].push_back(g);
   std::vector<std::vector<std::size_t>> tiles;
