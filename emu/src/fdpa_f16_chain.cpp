@@ -12,13 +12,20 @@
 // result is the sum's. The chain's values stay binary64 holding binary16 values; eight dot
 // products run interleaved. A dot product that overflows binary16, or meets NaN or inf in its
 // operands or C, is left to the model (fdpa), whose NaN and overflow rules decide.
+// Where the CPU has AVX512-FP16, whose fma is this operation (IEEE binary16, in MXCSR's mode,
+// which dot_many holds at nearest even without FTZ or DAZ), a row form runs it as it is:
+// up to eight rows of A against the sixteen consecutive columns of a row-major B in one
+// vector, one lane per column, A's value broadcast. A result that is not finite (an overflow
+// on the way, or NaN or inf met) goes to the model, as above: neither becomes finite again.
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/core/cpu_features.hpp"
+#include "fpconform/core/error.hpp"
 #include "binary64_lanes.hpp"
 
 #if defined(__x86_64__)
@@ -125,15 +132,122 @@ __attribute__((target("avx2"))) void chain_lanes_avx2(const Binary64Lanes& x, st
 }
 #endif
 
+#if defined(__x86_64__)
+constexpr int kRowWidth = 16;  // binary16 lanes of a 256-bit vector
+
+// R rows of A (a + offset_a[j]) against 16 consecutive columns of B (b, row-major with
+// stride_b), k products; acc[16 j + l]: row j's C codes in, results out.
+template <int R>
+__attribute__((target("avx512fp16,avx512vl,avx512bw,avx512dq,avx512f,avx2,fma"))) void
+f16_rows_run(const std::uint16_t* a, const std::size_t* offset_a, const std::uint16_t* b,
+             std::size_t stride_b, std::size_t k, std::uint16_t* acc) {
+  __m256h c[R];
+  const std::uint16_t* row[R];
+  for (int j = 0; j < R; ++j) {
+    c[j] = _mm256_castsi256_ph(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + kRowWidth * j)));
+    row[j] = a + offset_a[j];
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    const __m256h y = _mm256_castsi256_ph(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i * stride_b)));
+#pragma GCC unroll 8
+    for (int j = 0; j < R; ++j) {
+      _Float16 x;
+      std::memcpy(&x, row[j] + i, sizeof x);  // folds into the fma's broadcast
+      c[j] = _mm256_fmadd_ph(_mm256_set1_ph(x), y, c[j]);
+    }
+  }
+  for (int j = 0; j < R; ++j)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + kRowWidth * j),
+                        _mm256_castph_si256(c[j]));
+}
+#endif
+
+bool is_binary16(const Format& f) {
+  return f.exp_bits == 5 && f.man_bits == 10 && f.bias == 15 && f.is_signed && f.subnormals &&
+         f.has_zero && f.inf == InfEncoding::ieee && f.nan == NanEncoding::ieee;
+}
+
 }  // namespace
 
 bool FdpaKernel::f16_chain_serves(const FdpaParams& p, const FdpaFormats& f) {
-  const Format& o = f.d;
-  return p.structure == FdpaStructure::sequential && o.exp_bits == 5 && o.man_bits == 10 &&
-         o.bias == 15 && o.is_signed && o.subnormals && o.has_zero &&
-         o.inf == InfEncoding::ieee && o.nan == NanEncoding::ieee && f.c == f.d &&
+  return p.structure == FdpaStructure::sequential && is_binary16(f.d) && f.c == f.d &&
          p.out_rounding.mode == RoundingMode::rne && !p.flush_subnormal_inputs &&
-         !p.flush_subnormal_outputs && holds_exactly(f.a, o) && holds_exactly(f.b, o);
+         !p.flush_subnormal_outputs && holds_exactly(f.a, f.d) && holds_exactly(f.b, f.d);
+}
+
+int FdpaKernel::f16_rows_width() {
+#if defined(__x86_64__)
+  if (avx512_dispatch() && cpu_features().avx512_fp16 && cpu_features().avx512vl)
+    return kRowWidth;
+#endif
+  return 0;
+}
+
+const std::uint16_t* FdpaKernel::binary16_codes(const DecodedOperands& x, Operand which,
+                                                LineVector<std::uint16_t>& again) const {
+  if (x.host16.size() == x.codes.size()) return x.host16.data();
+  const Format& in = which == Operand::a ? in_ : in_b_;
+  again.resize(x.codes.size());
+  for (std::size_t i = 0; i < x.codes.size(); ++i) {
+    const std::uint64_t code = x.codes[i];
+    if (is_binary16(in)) {
+      again[i] = static_cast<std::uint16_t>(code & 0xFFFF);
+      continue;
+    }
+    const ExactValue v = fpconform::decode(code, in);
+    const std::uint16_t sign = v.negative ? 0x8000 : 0;
+    again[i] = v.is_nan()   ? 0x7E00
+               : v.is_inf() ? static_cast<std::uint16_t>(sign | 0x7C00)
+                            : static_cast<std::uint16_t>(f16_code(std::ldexp(
+                                  static_cast<double>(x.sig[i]), x.lead[i] - in.man_bits)) |
+                                                         sign);
+  }
+  return again.data();
+}
+
+void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
+                              const std::size_t* offset_a, const DecodedOperands& b,
+                              const std::uint16_t* hb, const std::size_t* offset_b,
+                              std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const {
+#if defined(__x86_64__)
+  constexpr int w = kRowWidth;
+  for (int i = 0; i < n;) {
+    int m = 1;  // rows against the same columns
+    while (i + m < n && offset_b[i + m] == offset_b[i]) ++m;
+    for (int done = 0; done < m;) {
+      const int r = m - done >= 8 ? 8 : m - done >= 4 ? 4 : m - done >= 2 ? 2 : 1;
+      const int first = i + done;
+      std::uint64_t* dr = d + static_cast<std::ptrdiff_t>(first) * w;
+      alignas(32) std::uint16_t acc[8 * w];
+      for (int l = 0; l < r * w; ++l) acc[l] = static_cast<std::uint16_t>(dr[l] & 0xFFFF);
+      const std::uint16_t* bb = hb + offset_b[first];
+      const std::size_t* oa = offset_a + first;
+      switch (r) {
+        case 8: f16_rows_run<8>(ha, oa, bb, stride_b, k, acc); break;
+        case 4: f16_rows_run<4>(ha, oa, bb, stride_b, k, acc); break;
+        case 2: f16_rows_run<2>(ha, oa, bb, stride_b, k, acc); break;
+        default: f16_rows_run<1>(ha, oa, bb, stride_b, k, acc); break;
+      }
+      for (int j = 0; j < r; ++j)
+        for (int l = 0; l < w; ++l) {
+          std::uint64_t& x = dr[j * w + l];
+          const std::uint16_t code = acc[j * w + l];
+          x = (code & 0x7C00) == 0x7C00
+                  ? model_dot(a, oa[j], b, offset_b[first] + static_cast<std::size_t>(l),
+                              stride_b, k, x)
+                  : code;
+        }
+      done += r;
+    }
+    i += m;
+  }
+#else
+  (void)a, (void)ha, (void)offset_a, (void)b, (void)hb, (void)offset_b, (void)stride_b, (void)k,
+      (void)n, (void)d;
+  throw Error("dot_f16_rows", "the binary16 row form needs x86's AVX512-FP16");
+#endif
 }
 
 void FdpaKernel::dot_f16_chain(const DecodedOperands& a, const std::size_t* offset_a,

@@ -757,6 +757,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
     if (exact_digits_ > kExactMaxDigits) exact_fast_ = false;
   }
   column_lanes_ = fast_ && pack_f32_rz_ && ieee_out_ && column_lanes_serve(p, f);
+  f16_rows_ = variant_ == &FdpaKernel::dot_f16_chain && f16_rows_width() > 0;
   if (f.uniform()) host_ = detail::HostIeeePath::make(p, in, out);
 }
 
@@ -804,6 +805,7 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     binary64_of(d, in, d.host64);
     d.host_reading = detail::HostIeeePath::kUnflushedBinary64;
   }
+  if (f16_rows_) binary16_codes(d, which, d.host16);
   return d;
 }
 
@@ -1216,6 +1218,17 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     };
     dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
                       static_cast<std::size_t>(column_lanes_width()), column_lanes_rows(), tile);
+    return;
+  }
+  if (f16_rows_ && k > 0 && stride_b >= static_cast<std::size_t>(f16_rows_width())) {
+    LineVector<std::uint16_t> ra, rb;
+    const std::uint16_t* ha = binary16_codes(a, Operand::a, ra);
+    const std::uint16_t* hb = binary16_codes(b, Operand::b, rb);
+    const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
+      dot_f16_rows(a, ha, oa, b, hb, ob, stride_b, k, n, d);
+    };
+    dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
+                      static_cast<std::size_t>(f16_rows_width()), kMaxTileRows, tile);
     return;
   }
   if (host_ && k > 0 && stride_b >= static_cast<std::size_t>(host_->row_width())) {

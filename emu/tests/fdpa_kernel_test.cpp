@@ -563,6 +563,77 @@ TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
   EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3800}, 0x03FF), 0x0400u);
 }
 
+// The binary16 chain's row form on AVX512-FP16's own fma (x86-avx512-fp16, rows of A against
+// sixteen columns of a row-major B) against fdpa: binary16 operands, fp8 ones (held exactly) and
+// a mixed pair; 1-15 rows, 16/24/37 columns, K = 0 to 300; random codes (NaN, inf, subnormals),
+// a wide range (overflow on the way), values in [1/4, 2) whose chains stay finite, products at
+// binary16's subnormal spacing; C random, zero or subnormal; operands decoded by this kernel
+// and by another unit's (hopper).
+TEST(FdpaKernel, F16RowsSameAsTheModel) {
+  const Format f16 = parse_format("f16");
+  const FdpaParams chain = find_matrix_unit("x86-avx512-fp16", f16, f16);
+  if (!FdpaKernel(chain, f16, f16).row_major_b())
+    GTEST_SKIP() << "the binary16 row form needs AVX512-FP16 (and FPCONFORM_DISPATCH neither "
+                    "portable nor avx2); the binary64 form serves instead, tested elsewhere";
+  std::mt19937_64 rng(17);
+  int compared = 0, finite = 0;
+  const std::pair<const char*, const char*> pairs[] = {{"f16", "f16"}, {"e5m2", "e5m2"},
+                                                       {"e4m3", "f16"}};
+  for (const auto& [a_name, b_name] : pairs) {
+    const FdpaFormats formats(parse_format(a_name), parse_format(b_name), f16, f16);
+    const FdpaKernel kernel(chain, formats);
+    const FdpaKernel other(find_matrix_unit("hopper", f16, parse_format("f32")),
+                           FdpaFormats(formats.a, formats.b, parse_format("f32"),
+                                       parse_format("f32")));
+    ASSERT_TRUE(kernel.row_major_b()) << a_name << " x " << b_name;
+    for (int t = 0; t < 16; ++t) {
+      const std::size_t rows = std::array<std::size_t, 6>{1, 3, 8, 9, 15, 5}[t % 6];
+      const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
+      const std::size_t k = t % 6 == 5 ? 0 : t % 5 == 4 ? 300 : 1 + rng() % 70;
+      const int kind = t % 4;  // 0, 1: random_code's; 2: [1/4, 2); 3: at 2^-12 (f16)
+      const auto code = [&](const Format& f) {
+        if (kind < 2) return random_code(rng, f, kind);
+        const std::uint64_t field = kind == 2 ? f.bias - 2 + rng() % 3 : 1 + rng() % 3;
+        const std::uint64_t keep = f.sign_mask() | ((std::uint64_t{1} << f.man_bits) - 1);
+        return std::uint64_t{(rng() & keep) | (field << f.man_bits)};
+      };
+      std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
+      for (std::uint64_t& x : a) x = code(formats.a);
+      for (std::uint64_t& x : b) x = code(formats.b);
+      std::vector<std::size_t> oa, ob;
+      std::vector<std::uint64_t> c;
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < n; ++j) {
+          oa.push_back(r * k);
+          ob.push_back(j);
+          std::uint64_t x = random_code(rng, f16, kind == 1);
+          if (rng() % 5 == 0) x = rng() % 2 ? 0 : 0x8001;  // zero, subnormal
+          c.push_back(x);
+        }
+      for (const FdpaKernel* decoder : {&kernel, &other}) {
+        const DecodedOperands da = decoder->decode(a, Operand::a),
+                              db = decoder->decode(b, Operand::b);
+        std::vector<std::uint64_t> got(c.size());
+        kernel.dot_many(da, oa, db, ob, n, k, c, got);
+        for (std::size_t o = 0; o < c.size(); ++o) {
+          const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
+                                              a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k));
+          std::vector<std::uint64_t> bv(k);
+          for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + ob[o]];
+          const std::uint64_t want = fdpa(chain, formats, av, bv, c[o]);
+          ASSERT_EQ(got[o], want) << a_name << " x " << b_name << " t=" << t << " rows=" << rows
+                                  << " n=" << n << " k=" << k << " output " << o
+                                  << " c=" << c[o] << (decoder == &other ? " (hopper's)" : "");
+          ++compared;
+          finite += (want & 0x7C00) != 0x7C00;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 15000);
+  EXPECT_GT(finite, compared / 2) << finite << " of " << compared;  // most results come from the row form, not the model
+}
+
 // Operands decoded by a kernel of another unit (one decoding shared by many models, as fit
 // does) give the binary16 chain the same results as its own decoding, and as the model.
 TEST(FdpaKernel, F16ChainReadsOperandsDecodedElsewhere) {

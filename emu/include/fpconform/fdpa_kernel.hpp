@@ -9,7 +9,7 @@
 // products at a time. Two variants of the fused block have paths of their own, a late C
 // (CDNA3, fdpa_late_c.cpp) and exact sub-sums (the fp4 kinds with unit scales,
 // fdpa_subsum.cpp); so does the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded
-// to binary16 by a magic constant).
+// to binary16 by a magic constant, or AVX512-FP16's own fma where the CPU has it).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
@@ -67,6 +67,8 @@ struct DecodedOperands {
   // whose reading differs reads the codes again.
   LineVector<float> host32;
   LineVector<double> host64;
+  // The binary16 chain's row form (AVX512-FP16): each value's binary16 code (empty: not filled).
+  LineVector<std::uint16_t> host16;
   int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
   // For the column lanes (FdpaKernel::row_major_b): each value as fp32 and 2^lead as fp32 (0 for
   // a zero); and over the nonzero finite values, the smallest floor(log2 |x|), the smallest and
@@ -90,10 +92,10 @@ class FdpaKernel {
   }
   // Whether dot_many runs fastest with b row-major: sixteen (AVX-512) or eight (AVX2)
   // consecutive columns (offset_b consecutive, stride_b at least that, one offset_a) run in the
-  // lanes of one vector (the column lanes; the host path's eight lanes take a row of eight
-  // as it is instead of transposing columns). Other b
+  // lanes of one vector (the column lanes, the host path's rows, the binary16 chain's rows on
+  // AVX512-FP16). Other b
   // layouts are served too, by the paths for a contiguous column (strided columns gathered).
-  bool row_major_b() const { return column_lanes_ || host_ != nullptr; }
+  bool row_major_b() const { return column_lanes_ || host_ != nullptr || f16_rows_; }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
   // Codes of operand `which`, decoded in its format.
@@ -158,6 +160,16 @@ class FdpaKernel {
                      const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                      const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
                      std::uint64_t* d, int n) const;
+  // The binary16 chain's row form on AVX512-FP16's own fma (fdpa_f16_chain.cpp): the lanes of
+  // one vector (0: the CPU has none, or the dispatch declines AVX-512), and a tile of
+  // dot_many_in_tiles (ha, hb: a's and b's binary16 codes).
+  static int f16_rows_width();
+  void dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha, const std::size_t* offset_a,
+                    const DecodedOperands& b, const std::uint16_t* hb, const std::size_t* offset_b,
+                    std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
+  // The binary16 codes of operand x: its host16 where decode filled them, else `again`, filled.
+  const std::uint16_t* binary16_codes(const DecodedOperands& x, Operand which,
+                                      LineVector<std::uint16_t>& again) const;
   // The sub-sum path (fdpa_subsum.cpp), the same interface.
   static bool subsum_serves(const FdpaParams& p, const FdpaFormats& f);
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
@@ -228,6 +240,7 @@ class FdpaKernel {
   bool fast_ = false;
   bool exact_fast_ = false;  // the exact structure's integer path applies
   bool column_lanes_ = false;  // the column lanes serve these parameters on this CPU
+  bool f16_rows_ = false;      // the binary16 chain's row form serves on this CPU
   // n <= 8 dot products of one group (dot_two_pass and the variants' paths).
   using GroupPath = void (FdpaKernel::*)(const DecodedOperands&, const std::size_t*,
                                          const DecodedOperands&, const std::size_t*, std::size_t,
