@@ -566,9 +566,9 @@ TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
 // The binary16 chain's row form on AVX512-FP16's own fma (x86-avx512-fp16, rows of A against
 // sixteen columns of a row-major B) against fdpa: binary16 operands, fp8 ones (held exactly) and
 // a mixed pair; 1-15 rows, 16/24/37 columns, K = 0 to 300; random codes (NaN, inf, subnormals),
-// a wide range (overflow on the way), values in [1/4, 2) whose chains stay finite, products at
-// binary16's subnormal spacing; C random, zero or subnormal; operands decoded by this kernel
-// and by another unit's (hopper).
+// a wide range (overflow on the way), values in [1/4, 2) (a few inf) whose chains stay finite,
+// products at binary16's subnormal spacing; C random, zero or subnormal; operands decoded by
+// this kernel and by another unit's (hopper).
 TEST(FdpaKernel, F16RowsSameAsTheModel) {
   const Format f16 = parse_format("f16");
   const FdpaParams chain = find_matrix_unit("x86-avx512-fp16", f16, f16);
@@ -593,6 +593,8 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
       const int kind = t % 4;  // 0, 1: random_code's; 2: [1/4, 2); 3: at 2^-12 (f16)
       const auto code = [&](const Format& f) {
         if (kind < 2) return random_code(rng, f, kind);
+        const std::uint64_t top = ((std::uint64_t{1} << f.exp_bits) - 1) << f.man_bits;
+        if (kind == 2 && rng() % 512 == 0) return top;  // inf (e4m3: 256) among ordinary values
         const std::uint64_t field = kind == 2 ? f.bias - 2 + rng() % 3 : 1 + rng() % 3;
         const std::uint64_t keep = f.sign_mask() | ((std::uint64_t{1} << f.man_bits) - 1);
         return std::uint64_t{(rng() & keep) | (field << f.man_bits)};
