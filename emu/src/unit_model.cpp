@@ -121,28 +121,29 @@ namespace {
 // ---- writing ----
 
 struct StageWriter {
-  std::vector<std::string> stages;
-  std::vector<std::string> args;
-  void arg(const std::string& a) { args.push_back(a); }
-  void arg(const char* key, int v) { args.push_back(std::string(key) + "=" + std::to_string(v)); }
-  void arg(const char* key, std::string_view v) { args.push_back(std::string(key) + "=" + std::string(v)); }
+  std::vector<UnitStage> stages;
+  std::vector<StageArg> args;
+  void arg(const char* key, int v) { args.push_back({StageArg::Kind::integer, key, std::to_string(v)}); }
+  void arg(const char* key, std::string_view v) {
+    args.push_back({StageArg::Kind::word, key, std::string(v)});
+  }
+  // A word written without its key (out's mode, c's place, tree's tree).
+  void bare(const char* key, std::string_view v) {
+    args.push_back({StageArg::Kind::word, key, std::string(v), true});
+  }
   void flag(const char* name, bool on) {
-    if (on) args.emplace_back(name);
+    if (on) args.push_back({StageArg::Kind::flag, name, {}});
   }
   // Ends the stage `name`; a stage without arguments is written only when `always`.
   void end(const char* name, bool always = false) {
-    if (!args.empty() || always) {
-      std::string s = std::string(name) + "(";
-      for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
-      stages.push_back(s + ")");
-    }
+    if (!args.empty() || always) stages.push_back({name, std::move(args)});
     args.clear();
   }
 };
 
 }  // namespace
 
-std::string unit_text(const UnitModel& m) {
+std::vector<UnitStage> unit_stages(const UnitModel& m) {
   const UnitModel d;  // the defaults
   const FusedNode df;
   StageWriter w;
@@ -171,9 +172,9 @@ std::string unit_text(const UnitModel& m) {
       w.arg("group_align", align_name(f->group_align));
     w.end("fused");
     if (m.c.place == CStage::Place::after) {
-      w.arg("after");
+      w.bare("place", "after");
     } else if (m.c.place == CStage::Place::late) {
-      w.arg("late");
+      w.bare("place", "late");
       if (m.c.sum_frac_bits != d.c.sum_frac_bits) w.arg("sum_frac_bits", m.c.sum_frac_bits);
       if (m.c.c_frac_bits != d.c.c_frac_bits) w.arg("c_frac_bits", m.c.c_frac_bits);
       if (m.c.drop_below != d.c.drop_below) w.arg("drop_below", m.c.drop_below);
@@ -189,26 +190,38 @@ std::string unit_text(const UnitModel& m) {
   } else if (std::holds_alternative<ChainNode>(m.node)) {
     w.end("chain", true);
   } else {
-    w.arg(std::string(std::get<TreeNode>(m.node).tree));
+    w.bare("tree", std::get<TreeNode>(m.node).tree);
     w.end("tree", true);
   }
   if (m.instr.k != 0) w.arg("k", m.instr.k);
-  if (m.instr.order == KOrder::pairs_mod4) w.arg("order", std::string_view("pairs_mod4"));
+  if (m.instr.order == KOrder::pairs_mod4) w.arg("order", "pairs_mod4");
   w.flag("c_last", m.instr.c_last);
   w.end("instr");
   if (!is_ieee(m) && m.out.acc_frac_bits >= 0) {
     w.arg("frac_bits", m.out.acc_frac_bits);
     w.end("acc");
   }
-  w.arg(std::string(to_string(m.out.rounding.mode)));
+  w.bare("mode", to_string(m.out.rounding.mode));
   if (m.out.rounding.sat != d.out.rounding.sat) w.arg("sat", to_string(m.out.rounding.sat));
   w.flag("flush", m.out.flush);
   if (!is_ieee(m)) w.flag("underflow_positive", m.out.underflow_positive);
   if (m.out.nan != d.out.nan) w.arg("nan", m.out.nan);
   if (is_ieee(m)) w.flag("nan_b_first", m.out.nan_b_first);
   w.end("out", true);
+  return std::move(w.stages);
+}
+
+std::string unit_text(const UnitModel& m) {
   std::string s;
-  for (std::size_t i = 0; i < w.stages.size(); ++i) s += (i ? " | " : "") + w.stages[i];
+  for (const UnitStage& stage : unit_stages(m)) {
+    s += (s.empty() ? "" : " | ") + stage.name + "(";
+    for (std::size_t i = 0; i < stage.args.size(); ++i) {
+      const StageArg& a = stage.args[i];
+      s += i ? ", " : "";
+      s += a.kind == StageArg::Kind::flag ? a.key : a.bare ? a.value : a.key + "=" + a.value;
+    }
+    s += ")";
+  }
   return s;
 }
 

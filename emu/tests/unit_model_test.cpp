@@ -42,6 +42,49 @@ TEST(UnitModel, EveryPresetRoundTripsThroughItsText) {
   EXPECT_GT(units, 100);
 }
 
+// The stages as data (what `models --json` writes): CDNA3's unit as the preset table gives it,
+// products that overflow to inf, a fused block of 8 with F = 24, C late, out rne with IEEE
+// NaNs: every argument typed, bare words under the key that names them.
+TEST(UnitModel, StagesAreTheUnitsPiecesTyped) {
+  const Format f16 = parse_format("f16"), f32 = parse_format("f32");
+  const std::vector<UnitStage> s = unit_stages(raise(find_matrix_unit("cdna3", f16, f32)));
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].name, "products");
+  ASSERT_EQ(s[0].args.size(), 1u);
+  EXPECT_EQ(s[0].args[0].key, "overflow_inf");
+  EXPECT_EQ(s[0].args[0].kind, StageArg::Kind::flag);
+  EXPECT_EQ(s[1].name, "fused");
+  ASSERT_EQ(s[1].args.size(), 2u);
+  EXPECT_EQ(s[1].args[0].key, "block");
+  EXPECT_EQ(s[1].args[0].kind, StageArg::Kind::integer);
+  EXPECT_EQ(s[1].args[0].value, "8");
+  EXPECT_EQ(s[1].args[1].key, "frac_bits");
+  EXPECT_EQ(s[1].args[1].value, "24");
+  EXPECT_EQ(s[2].name, "c");
+  ASSERT_EQ(s[2].args.size(), 1u);
+  EXPECT_EQ(s[2].args[0].key, "place");
+  EXPECT_EQ(s[2].args[0].value, "late");
+  EXPECT_TRUE(s[2].args[0].bare);
+  EXPECT_EQ(s[3].name, "out");
+  ASSERT_EQ(s[3].args.size(), 2u);
+  EXPECT_EQ(s[3].args[0].key, "mode");
+  EXPECT_EQ(s[3].args[0].value, "rne");
+  EXPECT_TRUE(s[3].args[0].bare);
+  EXPECT_EQ(s[3].args[1].key, "nan");
+  EXPECT_EQ(s[3].args[1].kind, StageArg::Kind::word);
+  EXPECT_EQ(s[3].args[1].value, "ieee");
+  EXPECT_FALSE(s[3].args[1].bare);
+  // A tree node's tree, bare: x86-amx-bf16's two chains of even and odd products into C.
+  const std::vector<UnitStage> amx =
+      unit_stages(raise(find_matrix_unit("x86-amx-bf16", parse_format("bf16"), f32)));
+  ASSERT_EQ(amx.size(), 3u);
+  EXPECT_EQ(amx[1].name, "tree");
+  ASSERT_EQ(amx[1].args.size(), 1u);
+  EXPECT_EQ(amx[1].args[0].key, "tree");
+  EXPECT_TRUE(amx[1].args[0].bare);
+  EXPECT_EQ(amx[1].args[0].value.substr(0, 9), "(c ((((((");
+}
+
 // What the preset table says each of these units is, written by hand in the staged form.
 TEST(UnitModel, HandWrittenTextsAreThePresetsTheyDescribe) {
   struct Case {

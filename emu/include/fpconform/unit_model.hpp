@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "fpconform/fdpa.hpp"
 
@@ -104,6 +105,21 @@ struct UnitModel {
 FdpaParams lower(const UnitModel& m);
 // The unit that computes what p computes: the fields p's structure reads, the rest dropped.
 UnitModel raise(const FdpaParams& p);
+
+// The text form's stages as data, in order, each with the arguments the text writes (those
+// that differ from the defaults): unit_text joins them; `models --json` and device profiles
+// write them as objects.
+struct StageArg {
+  enum class Kind : std::uint8_t { flag, integer, word } kind;
+  std::string key;    // a bare word's key names what it is: out's "mode", c's "place", "tree"
+  std::string value;  // the integer or the word (empty for a flag)
+  bool bare = false;  // written as its value alone
+};
+struct UnitStage {
+  std::string name;
+  std::vector<StageArg> args;
+};
+std::vector<UnitStage> unit_stages(const UnitModel& m);
 
 // The text form (see above), and back. parse_unit throws Error naming `what` and the stage for
 // an unknown stage or argument, one the node does not take, stages out of order or repeated,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_args.hpp"
+#include "fpconform/characterize/unit_json.hpp"
 #include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/fdpa_spec.hpp"
@@ -68,6 +69,7 @@ std::string list_models(bool json) {
                      {"output", rule_name(e.output)},
                      {"source", e.source},
                      {"unit", unit_text(raise(e.params))},
+                     {"stages", characterize::unit_stages_json(raise(e.params))},
                      {"params", params}});
     }
     return arr.dump(2) + "\n";

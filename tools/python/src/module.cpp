@@ -14,6 +14,7 @@
 
 #include "arrays.hpp"
 #include "fpconform/arith.hpp"
+#include "fpconform/characterize/unit_json.hpp"
 #include "fpconform/convert.hpp"
 #include "fpconform/core/error.hpp"
 #include "fpconform/core/format.hpp"
@@ -302,12 +303,14 @@ std::string explain_codes(Codes2 d, Codes2 a, Codes2 b, std::optional<Codes2> c,
 
 std::vector<nb::dict> models() {
   std::vector<nb::dict> v;
+  const nb::object loads = nb::module_::import_("json").attr("loads");
   for (const MatrixUnitEntry& e : matrix_unit_entries()) {
     nb::dict d;
     d["model"] = std::string(e.preset);
     d["input"] = std::string(e.input);
     d["source"] = std::string(e.source);
     d["unit"] = unit_text(raise(e.params));
+    d["stages"] = loads(characterize::unit_stages_json(raise(e.params)).dump());
     v.push_back(d);
   }
   return v;

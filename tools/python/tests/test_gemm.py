@@ -197,3 +197,19 @@ def test_models_give_each_presets_staged_unit_which_gemm_takes():
     assert np.array_equal(staged, fpconform.gemm(a, b, model="hopper"))
     with pytest.raises(ValueError, match="model pairwise\\(\\): does not take 'frac_bits'"):
         fpconform.gemm(a, b, model="pairwise(group=4, frac_bits=3) | out(rne)")
+
+
+def test_models_stages_are_the_staged_text_as_data():
+    # Each stage a dict: written back by the text form's rules (bare words alone, flags by
+    # name, key=value otherwise), the stages are the unit's text, for every preset.
+    bare = {"mode", "place", "tree"}
+    for m in fpconform.models():
+        parts = []
+        for stage in m["stages"]:
+            args = [str(v) if k in bare else k if v is True else f"{k}={v}"
+                    for k, v in stage.items() if k != "stage"]
+            parts.append(f"{stage['stage']}({', '.join(args)})")
+        assert " | ".join(parts) == m["unit"], m["model"]
+    volta = [m for m in fpconform.models() if m["model"] == "volta"][0]
+    assert volta["stages"] == [{"stage": "fused", "block": 4, "frac_bits": 23},
+                               {"stage": "out", "mode": "rtz"}]

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "fpconform/characterize/unit_json.hpp"
 #include "fpconform/core/error.hpp"
 #include "fpconform/fdpa_spec.hpp"
 #include "fpconform/reports/atomic_file.hpp"
@@ -54,7 +55,10 @@ nlohmann::json device_profile_json(const Characterization& c,
           {"fpconform_version", fpconform_version},
           {"target", c.target},
           {"formats", formats},
-          {"model", {{"spec", c.model_spec}, {"params", params}}},
+          {"model",
+           {{"spec", c.model_spec},
+            {"stages", unit_stages_json<nlohmann::json>(raise(c.model))},
+            {"params", params}}},
           {"verdict", c.verdict},
           {"expressible", c.expressible},
           {"deterministic", c.deterministic},

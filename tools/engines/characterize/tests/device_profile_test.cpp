@@ -39,6 +39,14 @@ TEST(DeviceProfile, JsonFollowsTheSchemaAndTheSpecReadsBack) {
   EXPECT_EQ(j["evidence"][0]["cases"][0]["a"][0], "0x38");
   EXPECT_EQ(j["evidence"][0]["cases"][0]["d"], "0x3f800000");
   EXPECT_EQ(j["model"]["params"]["frac_bits"], "13");
+  // The staged unit's stages, typed: the fused block of 32, the accumulator's cut, the output.
+  ASSERT_EQ(j["model"]["stages"].size(), 3u);
+  EXPECT_EQ(j["model"]["stages"][0]["stage"], "fused");
+  EXPECT_EQ(j["model"]["stages"][0]["block"], 32);
+  EXPECT_EQ(j["model"]["stages"][1]["stage"], "acc");
+  EXPECT_EQ(j["model"]["stages"][1]["frac_bits"], 13);
+  EXPECT_EQ(j["model"]["stages"][2]["mode"], "rtz");
+  EXPECT_EQ(j["model"]["stages"][2]["underflow_positive"], true);
   const FdpaParams back = parse_model(j["model"]["spec"].get<std::string>(), c.in, c.out);
   EXPECT_TRUE(same_params(back, c.model));
 }

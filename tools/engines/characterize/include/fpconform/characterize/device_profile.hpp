@@ -2,7 +2,8 @@
 // summary (Markdown), as `fpconform probe` leaves them under reports/devices/<name>/.
 //
 // JSON (schema "fpconform.device-profile/1"): {schema, fpconform_version, target,
-// formats: {in, out}, model: {spec, params: {name: value}}, verdict, expressible,
+// formats: {in, out}, model: {spec (the staged text), stages (unit_json.hpp),
+// params: {name: value}}, verdict, expressible,
 // deterministic, validation: {cases, agreed, counterexamples: [case]}, queries, seconds,
 // evidence: [{probe, finding, proves, cases: [case]}]}, with case = {a: [hex], b: [hex],
 // c: hex, d: hex} (codes of the formats, "0x..." strings).
