@@ -306,6 +306,26 @@ std::uint64_t model_of_row_major(const FdpaParams& p, const Format& in, const Fo
   return fdpa(p, in, out, av, bv, c);
 }
 
+// Every row of a row-major A (rows x k) against every column of a row-major B (k x n), row by
+// row: dot_many's offsets and C codes (random_code's `kind`, a fifth zeros or subnormals).
+struct RowsByColumns {
+  std::vector<std::size_t> oa, ob;
+  std::vector<std::uint64_t> c;
+};
+RowsByColumns rows_by_columns(std::mt19937_64& rng, std::size_t rows, std::size_t n,
+                              std::size_t k, const Format& out, int kind) {
+  RowsByColumns t;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < n; ++j) {
+      t.oa.push_back(r * k);
+      t.ob.push_back(j);
+      std::uint64_t x = random_code(rng, out, kind);
+      if (rng() % 5 == 0) x = rng() % 2 ? 0 : out.sign_mask() | 1;  // zero, subnormal
+      t.c.push_back(x);
+    }
+  return t;
+}
+
 // The column lanes (sixteen columns of a row-major B per AVX-512 vector, up to four groups at
 // once, rows of A sharing B) against fdpa, for every preset they serve: 1 to 5 rows, 16 to 53
 // columns (whole groups and leftovers), K with and without a partial last block; ordinary values,
@@ -427,16 +447,9 @@ TEST(FdpaKernel, HostRowsSameAsTheModel) {
         for (std::uint64_t& x : a) x = code();
         for (std::uint64_t& x : b) x = code();
         const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
-        std::vector<std::size_t> oa, ob;
-        std::vector<std::uint64_t> c;
-        for (std::size_t r = 0; r < rows; ++r)
-          for (std::size_t j = 0; j < n; ++j) {
-            oa.push_back(r * k);
-            ob.push_back(j);
-            std::uint64_t x = random_code(rng, out, kind % 3);
-            if (rng() % 5 == 0) x = rng() % 2 ? 0 : out.sign_mask() | 1;  // zero, subnormal
-            c.push_back(x);
-          }
+        RowsByColumns tile = rows_by_columns(rng, rows, n, k, out, kind % 3);
+        const std::vector<std::size_t>&oa = tile.oa, &ob = tile.ob;
+        std::vector<std::uint64_t>& c = tile.c;
         std::vector<std::uint64_t> got(c.size());
         kernel.dot_many(da, oa, db, ob, n, k, c, got);
         for (std::size_t o = 0; o < c.size(); ++o) {
@@ -602,16 +615,9 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
       std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
       for (std::uint64_t& x : a) x = code(formats.a);
       for (std::uint64_t& x : b) x = code(formats.b);
-      std::vector<std::size_t> oa, ob;
-      std::vector<std::uint64_t> c;
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t j = 0; j < n; ++j) {
-          oa.push_back(r * k);
-          ob.push_back(j);
-          std::uint64_t x = random_code(rng, f16, kind == 1);
-          if (rng() % 5 == 0) x = rng() % 2 ? 0 : 0x8001;  // zero, subnormal
-          c.push_back(x);
-        }
+      const RowsByColumns tile = rows_by_columns(rng, rows, n, k, f16, kind == 1);
+      const std::vector<std::size_t>&oa = tile.oa, &ob = tile.ob;
+      const std::vector<std::uint64_t>& c = tile.c;
       for (const FdpaKernel* decoder : {&kernel, &other}) {
         const DecodedOperands da = decoder->decode(a, Operand::a),
                               db = decoder->decode(b, Operand::b);
