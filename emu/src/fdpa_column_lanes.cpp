@@ -5,7 +5,13 @@
 // fp32's normal range (checked per call from the operands' exponent ranges). Per block of L
 // products and per lane:
 //   e   = max(E_k, lead(C)), E_k = lead(a_k) + lead(b_k): the exponents the unit aligns by, not
-//         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product;
+//         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product.
+//         Where the operands' leads span few enough binades, each product's term is instead
+//         2^(r (E_k - least) - 126) (r: the least with 2^(r - 1) >= L; least: the two operands'
+//         least leads), and the block's sum of them, one fma per product, lies in
+//         [2^(r t - 126), 2^(r t - 126 + r - 1)] for t = max E_k - least: floor((exponent +
+//         126.5) / r) is t. Taken where r (the spread of the sum of leads + 1) <= 254, so that
+//         every sum of up to 2^(r - 1) terms stays below 2^128;
 //   q_k = trunc(a_k b_k 2^(F - e)), S = sum q_k + trunc(C 2^(F - e)) in int32 (truncating the
 //         magnitude is the unit's alignment; each q_k < 2^(F + 2), L of them within int32);
 //   the result: S converted to fp32 toward zero (embedded rounding, or MXCSR with AVX2), cut
@@ -14,6 +20,7 @@
 // lane whose block has no nonzero product, whose C is NaN or inf, whose sum with C wraps int32,
 // or whose result is zero, subnormal or out of range takes the long way (FdpaKernel::block).
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -42,6 +49,10 @@ constexpr int kMaxChains = 4;
 
 struct LaneTile {
   const float *av[kMaxChains], *ap[kMaxChains], *bv[kMaxChains], *bp[kMaxChains];
+  // With sum_exp: the operands' lead_power, 1/r, and 126.5 / r plus the two least leads.
+  const float *apow[kMaxChains], *bpow[kMaxChains];
+  bool sum_exp;
+  float inv_radix, exp_offset;
   std::size_t stride, nblocks;
   int F, keep;
   bool may_wrap;  // L aligned products and C can pass 2^31: L 2^(F + 2) + 2^(F + 1) > 2^31
@@ -79,6 +90,11 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static F zero() { return _mm512_setzero_ps(); }
   FPC_AVX512_LANES static Z zeroi() { return _mm512_setzero_si512(); }
   FPC_AVX512_LANES static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  FPC_AVX512_LANES static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  FPC_AVX512_LANES static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+  FPC_AVX512_LANES static F floor(F x) {
+    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  }
   FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
   FPC_AVX512_LANES static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
   FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
@@ -126,6 +142,9 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F zero() { return _mm256_setzero_ps(); }
   FPC_AVX2_LANES static Z zeroi() { return _mm256_setzero_si256(); }
   FPC_AVX2_LANES static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  FPC_AVX2_LANES static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  FPC_AVX2_LANES static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  FPC_AVX2_LANES static F floor(F x) { return _mm256_floor_ps(x); }
   FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
   FPC_AVX2_LANES static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
   FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }
@@ -180,10 +199,10 @@ namespace avx2_lanes {
 int lanes_width() {
   return avx512_dispatch() ? 16 : !portable_dispatch() && cpu_features().avx2 ? 8 : 0;
 }
-LanesFn lanes_for(int block, int n, bool shared_b) {
+LanesFn lanes_for(int block, int n, bool shared_b, bool sum_exp) {
   switch (lanes_width()) {
-    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b);
-    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b);
+    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b, sum_exp);
+    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b, sum_exp);
     default: return nullptr;
   }
 }
@@ -201,20 +220,23 @@ class TowardZero {
 };
 #else
 int lanes_width() { return 0; }
-LanesFn lanes_for(int, int, bool) { return nullptr; }
+LanesFn lanes_for(int, int, bool, bool) { return nullptr; }
 #endif
 
 }  // namespace
 
 int FdpaKernel::column_lanes_width() { return lanes_width(); }
 int FdpaKernel::column_lanes_rows() { return kMaxChains; }
+int FdpaKernel::column_lanes_radix(int block) {
+  return static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(block, 1)) - 1)) + 1;
+}
 
 bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   // Every value of both inputs exact in fp32 (so are the products, where the ranges allow).
   for (const Format* in : {&f.a, &f.b})
     if (in->emax() > 127 || in->emin() - in->man_bits < -149) return false;
   const int keep = f32_kept_bits(p);
-  return lanes_for(p.block, 1, false) != nullptr && p.frac_bits + 2 <= 31 &&
+  return lanes_for(p.block, 1, false, false) != nullptr && p.frac_bits + 2 <= 31 &&
          (static_cast<std::uint64_t>(p.block) << (p.frac_bits + 2)) <= (1ull << 31) &&
          keep >= 1 && keep <= 24;
 }
@@ -251,6 +273,8 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
     g.ap[i] = a.lead32.data() + offset_a[i];
     g.bv[i] = b.value32.data() + offset_b[i];
     g.bp[i] = b.lead32.data() + offset_b[i];
+    if (!a.lead_power.empty()) g.apow[i] = a.lead_power.data() + offset_a[i];
+    if (!b.lead_power.empty()) g.bpow[i] = b.lead_power.data() + offset_b[i];
     shared_b = shared_b && offset_b[i] == offset_b[0];
   }
   g.stride = stride_b;
@@ -258,6 +282,13 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.F = p_.frac_bits;
   g.keep = f32_kept_bits(p_);
   g.may_wrap = ((2 * L + 1) << (p_.frac_bits + 1)) > (std::size_t{1} << 31);
+  // The exponents' sum in radix 2^r: each product's term 2^(r t - 126), t in [0, R] (R: the
+  // spread of the leads of a plus that of b); below 2^128 with up to 2^(r - 1) terms.
+  const int r = column_lanes_radix(p_.block);
+  g.sum_exp = a.lead_radix == r && b.lead_radix == r &&
+              r * ((a.max_lead - a.min_lead) + (b.max_lead - b.min_lead) + 1) <= 254;
+  g.inv_radix = 1.0f / static_cast<float>(r);
+  g.exp_offset = static_cast<float>(126.5 / r + a.min_lead + b.min_lead);
   g.ctx = &ctx;
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
     const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
@@ -275,7 +306,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
     std::optional<TowardZero> rz;
     if (width == 8) rz.emplace();
 #endif
-    lanes_for(p_.block, n, shared_b)(g, lanes);
+    lanes_for(p_.block, n, shared_b, g.sum_exp)(g, lanes);
   }
   // A partial last block, lane by lane.
   for (int i = 0; i < n; ++i)

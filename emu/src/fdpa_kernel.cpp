@@ -796,6 +796,13 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
                         : ((codes[i] & in.sign_mask()) ? -0.0f : 0.0f);
       d.lead32[i] = nz ? std::ldexp(1.0f, d.lead[i]) : 0.0f;
     }
+    const int r = column_lanes_radix(p_.block);
+    if (d.min_lead != INT_MAX && r * (d.max_lead - d.min_lead) <= 190) {
+      d.lead_radix = r;
+      d.lead_power.resize(codes.size());
+      for (std::size_t i = 0; i < codes.size(); ++i)
+        d.lead_power[i] = d.sig[i] ? std::ldexp(1.0f, r * (d.lead[i] - d.min_lead) - 63) : 0.0f;
+    }
   }
   if (host_) {
     host_->decode(codes, d.host32, d.host64);
