@@ -98,8 +98,8 @@ class FdpaKernel {
   // Whether dot_many runs fastest with b row-major: sixteen (AVX-512) or eight (AVX2)
   // consecutive columns (offset_b consecutive, stride_b at least that, one offset_a) run in the
   // lanes of one vector (the column lanes, the host path's rows, the binary16 chain's rows on
-  // AVX512-FP16). Other b
-  // layouts are served too, by the paths for a contiguous column (strided columns gathered).
+  // AVX512-FP16). Other b layouts are served too, by the paths for a contiguous column (strided
+  // columns gathered).
   bool row_major_b() const { return column_lanes_ || host_ != nullptr || f16_rows_; }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
