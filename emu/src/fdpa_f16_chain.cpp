@@ -132,7 +132,10 @@ __attribute__((target("avx2"))) void chain_lanes_avx2(const Binary64Lanes& x, st
 }
 #endif
 
-#if defined(__x86_64__)
+// The row form needs AVX512-FP16's intrinsics in a function of that target: GCC 12 on, clang
+// only where the whole file is built for it (clang 14 declares them for -mavx512fp16 alone).
+#if defined(__x86_64__) && (defined(__AVX512FP16__) || (!defined(__clang__) && __GNUC__ >= 12))
+#define FPC_F16_ROWS 1
 constexpr int kRowWidth = 16;  // binary16 lanes of a 256-bit vector
 
 // R rows of A (a + offset_a[j]) against 16 consecutive columns of B (b, row-major with
@@ -178,7 +181,7 @@ bool FdpaKernel::f16_chain_serves(const FdpaParams& p, const FdpaFormats& f) {
 }
 
 int FdpaKernel::f16_rows_width() {
-#if defined(__x86_64__)
+#if defined(FPC_F16_ROWS)
   if (avx512_dispatch() && cpu_features().avx512_fp16 && cpu_features().avx512vl)
     return kRowWidth;
 #endif
@@ -211,7 +214,7 @@ void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
                               const std::size_t* offset_a, const DecodedOperands& b,
                               const std::uint16_t* hb, const std::size_t* offset_b,
                               std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const {
-#if defined(__x86_64__)
+#if defined(FPC_F16_ROWS)
   constexpr int w = kRowWidth;
   for (int i = 0; i < n;) {
     int m = 1;  // rows against the same columns
@@ -246,7 +249,7 @@ void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
 #else
   (void)a, (void)ha, (void)offset_a, (void)b, (void)hb, (void)offset_b, (void)stride_b, (void)k,
       (void)n, (void)d;
-  throw Error("dot_f16_rows", "the binary16 row form needs x86's AVX512-FP16");
+  throw Error("dot_f16_rows", "the binary16 row form is not built here (AVX512-FP16 intrinsics)");
 #endif
 }
 

@@ -586,8 +586,9 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
   const Format f16 = parse_format("f16");
   const FdpaParams chain = find_matrix_unit("x86-avx512-fp16", f16, f16);
   if (!FdpaKernel(chain, f16, f16).row_major_b())
-    GTEST_SKIP() << "the binary16 row form needs AVX512-FP16 (and FPCONFORM_DISPATCH neither "
-                    "portable nor avx2); the binary64 form serves instead, tested elsewhere";
+    GTEST_SKIP() << "the binary16 row form needs a CPU with AVX512-FP16, a build with its "
+                    "intrinsics (GCC 12 on) and FPCONFORM_DISPATCH neither portable nor avx2; "
+                    "the binary64 form serves instead, tested elsewhere";
   std::mt19937_64 rng(17);
   int compared = 0, finite = 0;
   const std::pair<const char*, const char*> pairs[] = {{"f16", "f16"}, {"e5m2", "e5m2"},
