@@ -10,8 +10,8 @@
 //         2^(r (E_k - least) - 126) (r: the least with 2^(r - 1) >= L; least: the two operands'
 //         least leads), and the block's sum of them, one fma per product, lies in
 //         [2^(r t - 126), 2^(r t - 126 + r - 1)] for t = max E_k - least: floor((exponent +
-//         126.5) / r) is t. Taken where r (the spread of the sum of leads + 1) <= 254, so that
-//         every sum of up to 2^(r - 1) terms stays below 2^128;
+//         126.5) / r) is t. Taken where r (R + 1) <= 254, R the two operands' spreads of leads
+//         added (t <= R), so that every sum of up to 2^(r - 1) terms stays below 2^128;
 //   q_k = trunc(a_k b_k 2^(F - e)), S = sum q_k + trunc(C 2^(F - e)) in int32 (truncating the
 //         magnitude is the unit's alignment; each q_k < 2^(F + 2), L of them within int32);
 //   the result: S converted to fp32 toward zero (embedded rounding, or MXCSR with AVX2), cut

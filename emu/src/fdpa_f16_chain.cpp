@@ -23,6 +23,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fpconform/convert.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/core/error.hpp"
@@ -193,19 +194,12 @@ const std::uint16_t* FdpaKernel::binary16_codes(const DecodedOperands& x, Operan
   if (x.host16.size() == x.codes.size()) return x.host16.data();
   const Format& in = which == Operand::a ? in_ : in_b_;
   again.resize(x.codes.size());
-  for (std::size_t i = 0; i < x.codes.size(); ++i) {
-    const std::uint64_t code = x.codes[i];
-    if (is_binary16(in)) {
-      again[i] = static_cast<std::uint16_t>(code & 0xFFFF);
-      continue;
-    }
-    const ExactValue v = fpconform::decode(code, in);
-    const std::uint16_t sign = v.negative ? 0x8000 : 0;
-    again[i] = v.is_nan()   ? 0x7E00
-               : v.is_inf() ? static_cast<std::uint16_t>(sign | 0x7C00)
-                            : static_cast<std::uint16_t>(f16_code(std::ldexp(
-                                  static_cast<double>(x.sig[i]), x.lead[i] - in.man_bits)) |
-                                                         sign);
+  if (is_binary16(in)) {
+    for (std::size_t i = 0; i < x.codes.size(); ++i)
+      again[i] = static_cast<std::uint16_t>(x.codes[i]);  // the codes themselves
+  } else {  // held exactly (f16_chain_serves): converted without rounding, NaN to a NaN
+    for (std::size_t i = 0; i < x.codes.size(); ++i)
+      again[i] = static_cast<std::uint16_t>(convert(x.codes[i], in, out_, Rounding{}).bits);
   }
   return again.data();
 }
@@ -217,8 +211,7 @@ void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
 #if defined(FPC_F16_ROWS)
   constexpr int w = kRowWidth;
   for (int i = 0; i < n;) {
-    int m = 1;  // rows against the same columns
-    while (i + m < n && offset_b[i + m] == offset_b[i]) ++m;
+    const int m = rows_on_same_columns(offset_b, i, n);
     for (int done = 0; done < m;) {
       const int r = m - done >= 8 ? 8 : m - done >= 4 ? 4 : m - done >= 2 ? 2 : 1;
       const int first = i + done;

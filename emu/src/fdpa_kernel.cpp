@@ -868,13 +868,13 @@ void FdpaKernel::dot_host_rows(const DecodedOperands& a, const DecodedOperands& 
                                const DecodedOperands& hb, const std::size_t* offset_b,
                                std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const {
   const int w = host_->row_width();
+  const detail::ProductBounds bounds = product_bounds(a, b);
   for (int i = 0; i < n;) {
-    int m = 1;
-    while (i + m < n && offset_b[i + m] == offset_b[i]) ++m;
+    const int m = rows_on_same_columns(offset_b, i, n);
     unsigned left[kMaxTileRows];
     std::uint64_t* di = d + static_cast<std::ptrdiff_t>(i) * w;
     host_->run_rows(ha.host32.data(), ha.host64.data(), offset_a + i, hb.host32.data(),
-                    hb.host64.data(), offset_b[i], stride_b, k, product_bounds(a, b), di, m, left);
+                    hb.host64.data(), offset_b[i], stride_b, k, bounds, di, m, left);
     for (int j = 0; j < m; ++j)
       for (int l = 0; l < w; ++l)
         if (left[j] >> l & 1) {
@@ -1250,6 +1250,12 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     return;
   }
   dot_groups(a, offset_a, b, offset_b, stride_b, k, c, out);
+}
+
+int FdpaKernel::rows_on_same_columns(const std::size_t* offset_b, int i, int n) {
+  int m = 1;
+  while (i + m < n && offset_b[i + m] == offset_b[i]) ++m;
+  return m;
 }
 
 void FdpaKernel::dot_many_in_tiles(const DecodedOperands& a, std::span<const std::size_t> offset_a,

@@ -123,16 +123,16 @@ namespace {
 struct StageWriter {
   std::vector<UnitStage> stages;
   std::vector<StageArg> args;
-  void arg(const char* key, int v) { args.push_back({StageArg::Kind::integer, key, std::to_string(v)}); }
+  void arg(const char* key, int v) { args.push_back({StageArg::Kind::integer, key, v, {}}); }
   void arg(const char* key, std::string_view v) {
-    args.push_back({StageArg::Kind::word, key, std::string(v)});
+    args.push_back({StageArg::Kind::word, key, 0, std::string(v)});
   }
   // A word written without its key (out's mode, c's place, tree's tree).
   void bare(const char* key, std::string_view v) {
-    args.push_back({StageArg::Kind::word, key, std::string(v), true});
+    args.push_back({StageArg::Kind::word, key, 0, std::string(v), true});
   }
   void flag(const char* name, bool on) {
-    if (on) args.push_back({StageArg::Kind::flag, name, {}});
+    if (on) args.push_back({StageArg::Kind::flag, name, 0, {}});
   }
   // Ends the stage `name`; a stage without arguments is written only when `always`.
   void end(const char* name, bool always = false) {
@@ -218,7 +218,10 @@ std::string unit_text(const UnitModel& m) {
     for (std::size_t i = 0; i < stage.args.size(); ++i) {
       const StageArg& a = stage.args[i];
       s += i ? ", " : "";
-      s += a.kind == StageArg::Kind::flag ? a.key : a.bare ? a.value : a.key + "=" + a.value;
+      s += a.kind == StageArg::Kind::flag      ? a.key
+           : a.kind == StageArg::Kind::integer ? a.key + "=" + std::to_string(a.integer)
+           : a.bare                            ? a.word
+                                               : a.key + "=" + a.word;
     }
     s += ")";
   }

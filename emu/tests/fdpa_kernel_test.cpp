@@ -294,7 +294,7 @@ TEST(FdpaKernel, BlocksOfTheLargestSignificands) {
 
 // The model's result for one output of dot_many over A row-major (its row from offset_a, k
 // long) and B row-major (n columns, its column offset_b).
-std::uint64_t model_of_row_major(const FdpaParams& p, const Format& in, const Format& out,
+std::uint64_t model_of_row_major(const FdpaParams& p, const FdpaFormats& f,
                                  const std::vector<std::uint64_t>& a,
                                  const std::vector<std::uint64_t>& b, std::size_t n,
                                  std::size_t k, std::size_t offset_a, std::size_t offset_b,
@@ -303,7 +303,7 @@ std::uint64_t model_of_row_major(const FdpaParams& p, const Format& in, const Fo
                                       a.begin() + static_cast<std::ptrdiff_t>(offset_a + k));
   std::vector<std::uint64_t> bv(k);
   for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + offset_b];
-  return fdpa(p, in, out, av, bv, c);
+  return fdpa(p, f, av, bv, c);
 }
 
 // Every row of a row-major A (rows x k) against every column of a row-major B (k x n), row by
@@ -388,7 +388,7 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
       std::vector<std::uint64_t> got(c.size());
       kernel.dot_many(da, oa, db, ob, n, k, c, got);
       for (std::size_t o = 0; o < c.size(); ++o) {
-        ASSERT_EQ(got[o], model_of_row_major(*p, in, f32, a, b, n, k, oa[o], ob[o], c[o]))
+        ASSERT_EQ(got[o], model_of_row_major(*p, {in, f32}, a, b, n, k, oa[o], ob[o], c[o]))
             << e.preset << " " << e.input << " t=" << t << " rows=" << rows << " n=" << n
             << " k=" << k << " output " << o << " c=" << c[o];
         ++compared;
@@ -453,7 +453,7 @@ TEST(FdpaKernel, HostRowsSameAsTheModel) {
         std::vector<std::uint64_t> got(c.size());
         kernel.dot_many(da, oa, db, ob, n, k, c, got);
         for (std::size_t o = 0; o < c.size(); ++o) {
-          ASSERT_EQ(got[o], model_of_row_major(*p, in, out, a, b, n, k, oa[o], ob[o], c[o]))
+          ASSERT_EQ(got[o], model_of_row_major(*p, {in, out}, a, b, n, k, oa[o], ob[o], c[o]))
               << e.preset << " " << e.input << " -> " << out_name << " t=" << t
               << " rows=" << rows << " n=" << n << " k=" << k << " output " << o
               << " c=" << c[o];
@@ -502,7 +502,7 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
   std::vector<std::uint64_t> got(c.size());
   kernel.dot_many(da, oa, db, ob, n, k, c, got);
   for (std::size_t o = 0; o < c.size(); ++o)
-    ASSERT_EQ(got[o], model_of_row_major(p, f16, f32, a, b, n, k, oa[o], ob[o], c[o]))
+    ASSERT_EQ(got[o], model_of_row_major(p, {f16, f32}, a, b, n, k, oa[o], ob[o], c[o]))
         << "output " << o;
 }
 
@@ -625,11 +625,7 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
         std::vector<std::uint64_t> got(c.size());
         kernel.dot_many(da, oa, db, ob, n, k, c, got);
         for (std::size_t o = 0; o < c.size(); ++o) {
-          const std::vector<std::uint64_t> av(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
-                                              a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k));
-          std::vector<std::uint64_t> bv(k);
-          for (std::size_t i = 0; i < k; ++i) bv[i] = b[i * n + ob[o]];
-          const std::uint64_t want = fdpa(chain, formats, av, bv, c[o]);
+          const std::uint64_t want = model_of_row_major(chain, formats, a, b, n, k, oa[o], ob[o], c[o]);
           ASSERT_EQ(got[o], want) << a_name << " x " << b_name << " t=" << t << " rows=" << rows
                                   << " n=" << n << " k=" << k << " output " << o
                                   << " c=" << c[o] << (decoder == &other ? " (hopper's)" : "");

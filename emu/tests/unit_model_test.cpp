@@ -57,22 +57,22 @@ TEST(UnitModel, StagesAreTheUnitsPiecesTyped) {
   ASSERT_EQ(s[1].args.size(), 2u);
   EXPECT_EQ(s[1].args[0].key, "block");
   EXPECT_EQ(s[1].args[0].kind, StageArg::Kind::integer);
-  EXPECT_EQ(s[1].args[0].value, "8");
+  EXPECT_EQ(s[1].args[0].integer, 8);
   EXPECT_EQ(s[1].args[1].key, "frac_bits");
-  EXPECT_EQ(s[1].args[1].value, "24");
+  EXPECT_EQ(s[1].args[1].integer, 24);
   EXPECT_EQ(s[2].name, "c");
   ASSERT_EQ(s[2].args.size(), 1u);
   EXPECT_EQ(s[2].args[0].key, "place");
-  EXPECT_EQ(s[2].args[0].value, "late");
+  EXPECT_EQ(s[2].args[0].word, "late");
   EXPECT_TRUE(s[2].args[0].bare);
   EXPECT_EQ(s[3].name, "out");
   ASSERT_EQ(s[3].args.size(), 2u);
   EXPECT_EQ(s[3].args[0].key, "mode");
-  EXPECT_EQ(s[3].args[0].value, "rne");
+  EXPECT_EQ(s[3].args[0].word, "rne");
   EXPECT_TRUE(s[3].args[0].bare);
   EXPECT_EQ(s[3].args[1].key, "nan");
   EXPECT_EQ(s[3].args[1].kind, StageArg::Kind::word);
-  EXPECT_EQ(s[3].args[1].value, "ieee");
+  EXPECT_EQ(s[3].args[1].word, "ieee");
   EXPECT_FALSE(s[3].args[1].bare);
   // A tree node's tree, bare: x86-amx-bf16's two chains of even and odd products into C.
   const std::vector<UnitStage> amx =
@@ -82,7 +82,7 @@ TEST(UnitModel, StagesAreTheUnitsPiecesTyped) {
   ASSERT_EQ(amx[1].args.size(), 1u);
   EXPECT_EQ(amx[1].args[0].key, "tree");
   EXPECT_TRUE(amx[1].args[0].bare);
-  EXPECT_EQ(amx[1].args[0].value.substr(0, 9), "(c ((((((");
+  EXPECT_EQ(amx[1].args[0].word.substr(0, 9), "(c ((((((");
 }
 
 // What the preset table says each of these units is, written by hand in the staged form.

@@ -206,6 +206,8 @@ class FdpaKernel {
                          std::size_t stride_b, std::size_t k, std::span<const std::uint64_t> c,
                          std::span<std::uint64_t> out, std::size_t width, int max_rows,
                          const TileFn& run_tile) const;
+  // How many of a tile's rows from row i on run against the same columns as row i.
+  static int rows_on_same_columns(const std::size_t* offset_b, int i, int n);
   // The lanes of the column lanes' vectors on this CPU (0: none), and the most rows they run
   // at once.
   static int column_lanes_width();

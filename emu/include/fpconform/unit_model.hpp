@@ -112,8 +112,9 @@ UnitModel raise(const FdpaParams& p);
 struct StageArg {
   enum class Kind : std::uint8_t { flag, integer, word } kind;
   std::string key;    // a bare word's key names what it is: out's "mode", c's "place", "tree"
-  std::string value;  // the integer or the word (empty for a flag)
-  bool bare = false;  // written as its value alone
+  int integer = 0;
+  std::string word;
+  bool bare = false;  // a word written alone
 };
 struct UnitStage {
   std::string name;

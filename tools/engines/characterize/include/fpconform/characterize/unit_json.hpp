@@ -4,8 +4,6 @@
 // strings (a bare word under the key naming it: out's "mode", c's "place", tree's "tree").
 #pragma once
 
-#include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include "fpconform/unit_model.hpp"
@@ -19,15 +17,9 @@ Json unit_stages_json(const UnitModel& m) {
     Json stage = Json::object();
     stage["stage"] = s.name;
     for (const StageArg& a : s.args) {
-      if (a.kind == StageArg::Kind::flag) {
-        stage[a.key] = true;
-      } else if (a.kind == StageArg::Kind::integer) {
-        long n = 0;
-        std::from_chars(a.value.data(), a.value.data() + a.value.size(), n);
-        stage[a.key] = n;
-      } else {
-        stage[a.key] = a.value;
-      }
+      if (a.kind == StageArg::Kind::flag) stage[a.key] = true;
+      else if (a.kind == StageArg::Kind::integer) stage[a.key] = a.integer;
+      else stage[a.key] = a.word;
     }
     stages.push_back(stage);
   }
