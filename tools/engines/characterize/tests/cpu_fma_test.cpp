@@ -35,7 +35,8 @@ void characterize_cpu(const char* spec, std::uint64_t n) {
 
 TEST(CpuTargets, Fp32FmaChain) { characterize_cpu("cpu:fp32-fma", cases_or(20000)); }
 
-// Intel AMX and AVX512-BF16 (absent on AMD CPUs): skipped with the reason there.
+// AMX is Intel's alone; AVX512-BF16 is on Intel from Cooper Lake and AMD from Zen 4;
+// AVX512-FP16 on Intel from Sapphire Rapids. Each skips with the reason where absent.
 TEST(CpuTargets, AmxBf16) { characterize_cpu("cpu:amx-bf16", cases_or(20000)); }
 TEST(CpuTargets, Avx512Bf16) { characterize_cpu("cpu:avx512-bf16", cases_or(20000)); }
 TEST(CpuTargets, Avx512Fp16) { characterize_cpu("cpu:avx512-fp16", cases_or(20000)); }
