@@ -758,6 +758,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
   }
   column_lanes_ = fast_ && pack_f32_rz_ && ieee_out_ && column_lanes_serve(p, f);
   f16_rows_ = variant_ == &FdpaKernel::dot_f16_chain && f16_rows_width() > 0;
+  exact_rows_ = variant_ == &FdpaKernel::dot_exact_steps && p.block == 0 && exact_rows_width() > 0;
   if (f.uniform()) host_ = detail::HostIeeePath::make(p, in, out);
 }
 
@@ -1236,6 +1237,19 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     };
     dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
                       static_cast<std::size_t>(f16_rows_width()), kMaxTileRows, tile);
+    return;
+  }
+  if (exact_rows_ && !a.special && !b.special && k > 0 && k <= (std::size_t{1} << 30) &&
+      stride_b >= static_cast<std::size_t>(exact_rows_width())) {
+    LineVector<double> ra, rb;
+    const double* va = binary64_values(a, Operand::a, ra);
+    const double* vb = binary64_values(b, Operand::b, rb);
+    ExactRowsNorms norms;
+    const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
+      dot_exact_rows(a, va, oa, b, vb, ob, stride_b, k, n, d, norms);
+    };
+    dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
+                      static_cast<std::size_t>(exact_rows_width()), kMaxTileRows, tile);
     return;
   }
   if (host_ && k > 0 && stride_b >= static_cast<std::size_t>(host_->row_width())) {

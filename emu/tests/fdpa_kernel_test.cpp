@@ -327,7 +327,8 @@ RowsByColumns rows_by_columns(std::mt19937_64& rng, std::size_t rows, std::size_
 }
 
 // The column lanes (sixteen columns of a row-major B per AVX-512 vector, up to four groups at
-// once, rows of A sharing B) against fdpa, for every preset they serve: 1 to 5 rows, 16 to 53
+// once, rows of A sharing B) against fdpa, for every preset they serve (and every other that
+// dot_many runs with B row-major: the host path's, the exact unit's): 1 to 5 rows, 16 to 53
 // columns (whole groups and leftovers), K with and without a partial last block; ordinary values,
 // values spread over 2^-40 .. 2^40 where the format has them, zeros, blocks of the largest
 // significands (sums at the edge of int32), blocks that cancel to zero, and C zero, subnormal,
@@ -352,7 +353,7 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
     for (int t = 0; t < 8; ++t) {
       const std::size_t rows = 1 + static_cast<std::size_t>(t) % 5;
       const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 32 : 53;
-      const auto L = static_cast<std::size_t>(p->block);
+      const auto L = static_cast<std::size_t>(std::max(p->block, 1));  // exact: block 0
       const std::size_t k = t % 2 == 0 ? L * (1 + rng() % 40) : L * (1 + rng() % 40) + 1 + rng() % (L - 1 > 0 ? L - 1 : 1);
       // 0: ordinary; 1: spread, zeros; 2: largest significands; 3: cancelling in pairs.
       const int kind = t % 4;
@@ -637,6 +638,121 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
   }
   EXPECT_GT(compared, 15000);
   EXPECT_GT(finite, compared / 2) << finite << " of " << compared;  // most results come from the row form, not the model
+}
+
+// The exact unit's row form (one rounding of the exact sum into binary32, up to eight rows of A
+// against the consecutive columns of a row-major B in binary64 lanes) against fdpa: bf16, f16,
+// e4m3 and a mixed pair; 1-15 rows, 16/24/37 columns, K = 0 to 300. Kinds of operands:
+// random codes (NaN, inf, subnormals) and a wide range without NaN or inf (overflow, zeros,
+// subnormals); normal values (the bound
+// decides); pairs that cancel exactly, ahead of a few small terms, where the binary64 sum has
+// rounded and the result lies far below the bound (the model's integers decide); and C = 2^24
+// with sums of +-1 products, exact sums at binary32's halfway points (ties to even); and a
+// binary64 sum that rounds onto the halfway point below 2^24 (see there). C random,
+// zero or subnormal elsewhere; operands decoded by this kernel and by another unit's.
+TEST(FdpaKernel, ExactRowsSameAsTheModel) {
+  const Format f32 = parse_format("f32"), bf16 = parse_format("bf16");
+  if (!FdpaKernel(find_matrix_unit("exact", bf16, f32), bf16, f32).row_major_b())
+    GTEST_SKIP() << "the exact row form needs AVX2 and FMA and FPCONFORM_DISPATCH other than "
+                    "portable; the binary64 lanes and integers serve instead, tested elsewhere";
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int compared = 0, normal_results = 0;
+  const std::pair<const char*, const char*> pairs[] = {
+      {"bf16", "bf16"}, {"f16", "f16"}, {"e4m3", "e4m3"}, {"e5m2", "bf16"}};
+  for (const auto& [a_name, b_name] : pairs) {
+    const FdpaFormats formats(parse_format(a_name), parse_format(b_name), f32, f32);
+    const FdpaParams unit = find_matrix_unit("exact", formats.a, f32);
+    const FdpaKernel kernel(unit, formats);
+    const FdpaKernel other(find_matrix_unit("hopper", bf16, f32), formats);
+    ASSERT_TRUE(kernel.row_major_b()) << a_name << " x " << b_name;
+    for (int t = 0; t < 24; ++t) {
+      const std::size_t rows = std::array<std::size_t, 7>{1, 3, 8, 9, 15, 5, 2}[t % 7];
+      const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
+      // 0, 1: random_code's; 2: normal; 3: cancelling; 4: halfway; 5: rounded onto halfway
+      const int kind = t % 6;
+      const std::size_t k = t == 7 ? 0 : t % 4 == 3 ? 300 : 2 + 2 * (rng() % 40);
+      const auto value = [&](const Format& f, double x) {
+        return convert(std::bit_cast<std::uint64_t>(x), f64, f, sat).bits;
+      };
+      // Kind 1 without NaN and inf, so that the row form sees the wide range (with either
+      // operand holding one, dot_many takes the integers' way).
+      const auto random = [&](const Format& f) {
+        std::uint64_t x = random_code(rng, f, kind);
+        while (kind == 1 && !std::isfinite(to_double(x, f))) x = random_code(rng, f, kind);
+        return x;
+      };
+      std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
+      for (std::size_t i = 0; i < a.size(); ++i)
+        a[i] = kind < 2 ? random(formats.a)
+               : kind == 4 ? value(formats.a, rng() % 2 ? 1.0 : -1.0)
+                           : value(formats.a, normal(rng));
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          std::uint64_t& x = b[i * n + j];
+          x = kind < 2    ? random(formats.b)
+              : kind == 4 ? value(formats.b, rng() % 2 ? 1.0 : -1.0)
+                          : value(formats.b, normal(rng));
+          // Cancelling: b at odd i the negation of b at even i (a repeats there, below), the
+          // last four terms small.
+          if (kind == 3 && i % 2 == 1) x = b[(i - 1) * n + j] ^ formats.b.sign_mask();
+          if (kind == 3 && i + 4 >= k) x = value(formats.b, std::ldexp(normal(rng), -12));
+        }
+      if (kind == 3)
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t i = 1; i < k; i += 2) a[r * k + i] = a[r * k + i - 1];
+      // C = +-2^24, then +-(2^30, a term of 2^-24 that binary64 loses beside it, -2^30, -1/2):
+      // the binary64 sum lands on 2^24 -+ 1/2, halfway to a power of two, whose spacing below
+      // is half its spacing above; the exact sum lies just past it (where the small term is
+      // there) and rounds the other way. Zeros after; e4m3 lacks the range.
+      const bool halfway_by_rounding = kind == 5 && formats.a.emax() >= 15 && formats.b.emax() >= 15;
+      if (kind == 5)
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t i = 0; i < k; ++i) {
+            const double row_values[] = {0x1p15, 0x1p-12, 0x1p15, 1.0};
+            a[r * k + i] = halfway_by_rounding && i < 4 ? value(formats.a, row_values[i])
+                                                        : value(formats.a, normal(rng));
+          }
+      if (kind == 5)
+        for (std::size_t j = 0; j < n; ++j) {
+          const double sign = rng() % 2 ? 1.0 : -1.0, small = rng() % 4 ? -0x1p-12 : 0.0;
+          const double column_values[] = {0x1p15, small, -0x1p15, -0.5};
+          for (std::size_t i = 0; i < k; ++i)
+            b[i * n + j] = value(formats.b, !halfway_by_rounding ? normal(rng)
+                                            : i < 4          ? sign * column_values[i]
+                                                             : 0.0);
+        }
+      RowsByColumns tile = rows_by_columns(rng, rows, n, k, f32, kind == 1);
+      if (kind == 3 || kind == 4)
+        for (std::uint64_t& c : tile.c)
+          c = kind == 4 ? 0x4B800000 | (rng() % 2 ? 0x80000000 : 0) : 0;  // +-2^24
+      if (halfway_by_rounding)
+        for (std::size_t o = 0; o < tile.c.size(); ++o)  // C's sign: its column's
+          tile.c[o] = 0x4B800000 | (b[tile.ob[o]] & formats.b.sign_mask() ? 0x80000000 : 0);
+      for (const FdpaKernel* decoder : {&kernel, &other}) {
+        const DecodedOperands da = decoder->decode(a, Operand::a),
+                              db = decoder->decode(b, Operand::b);
+        std::vector<std::uint64_t> got(tile.c.size());
+        kernel.dot_many(da, tile.oa, db, tile.ob, n, k, tile.c, got);
+        for (std::size_t o = 0; o < got.size(); ++o) {
+          const std::uint64_t want =
+              model_of_row_major(unit, formats, a, b, n, k, tile.oa[o], tile.ob[o], tile.c[o]);
+          ASSERT_EQ(got[o], want) << a_name << " x " << b_name << " t=" << t << " kind=" << kind
+                                  << " rows=" << rows << " n=" << n << " k=" << k << " output "
+                                  << o << " c=" << tile.c[o]
+                                  << (decoder == &other ? " (hopper's)" : "");
+          ++compared;
+          const std::uint32_t field = want >> 23 & 0xFF;
+          normal_results += field != 0 && field != 0xFF;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 20000);
+  EXPECT_GT(normal_results, compared / 2) << normal_results << " of " << compared;
 }
 
 // Operands decoded by a kernel of another unit (one decoding shared by many models, as fit

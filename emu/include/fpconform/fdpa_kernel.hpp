@@ -15,19 +15,22 @@
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
 // every 128 products, and the exact sum is rounded once by round_to_format, as fdpa does. Into
 // binary32 to nearest even, the exact structure first runs in binary64 AVX2 lanes with a proved
-// error bound (fdpa_exact_steps.cpp), the integer path deciding what the bound cannot.
+// error bound (fdpa_exact_steps.cpp; in one step, with B row-major: rows against sixteen
+// columns, fdpa_exact_rows.cpp), the integer path deciding what the bound cannot.
 // Units whose every operation is an IEEE operation of binary32 or binary64 rounded to nearest
 // even (fma chains, pairwise trees, trees of two-way rounding nodes) run on the host's own fma
 // and add (fdpa_host.hpp); a dot product whose result is a NaN, or that meets a result the unit
 // would flush, goes to fdpa.
 #pragma once
 
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <new>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "fpconform/fdpa.hpp"
@@ -100,7 +103,9 @@ class FdpaKernel {
   // lanes of one vector (the column lanes, the host path's rows, the binary16 chain's rows on
   // AVX512-FP16). Other b layouts are served too, by the paths for a contiguous column (strided
   // columns gathered).
-  bool row_major_b() const { return column_lanes_ || host_ != nullptr || f16_rows_; }
+  bool row_major_b() const {
+    return column_lanes_ || host_ != nullptr || f16_rows_ || exact_rows_;
+  }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
   // Codes of operand `which`, decoded in its format.
@@ -229,6 +234,19 @@ class FdpaKernel {
                        const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                        const std::int32_t* const* sb, const std::int32_t* const* eb,
                        std::size_t k, std::uint64_t* d, int n) const;
+  // The exact structure in one step into binary32 as a row form (fdpa_exact_rows.cpp): the
+  // lanes of its rows (16 with AVX-512, 8 with AVX2, 0: none), and a tile of dot_many_in_tiles
+  // (va, vb: the operands' binary64 values; norms: the sums of squares of the rows of a and
+  // the columns of b met so far in this dot_many, by offset).
+  struct ExactRowsNorms {
+    std::unordered_map<std::size_t, double> rows;
+    std::unordered_map<std::size_t, std::array<double, 16>> columns;
+  };
+  static int exact_rows_width();
+  void dot_exact_rows(const DecodedOperands& a, const double* va, const std::size_t* offset_a,
+                      const DecodedOperands& b, const double* vb, const std::size_t* offset_b,
+                      std::size_t stride_b, std::size_t k, int n, std::uint64_t* d,
+                      ExactRowsNorms& norms) const;
   // The exact structure's steps over k products from C = c, one dot product (sb, eb: b's
   // significands and leads, contiguous).
   std::uint64_t exact_dot(const DecodedOperands& a, std::size_t offset_a, const std::int32_t* sb,
@@ -250,6 +268,7 @@ class FdpaKernel {
   bool exact_fast_ = false;  // the exact structure's integer path applies
   bool column_lanes_ = false;  // the column lanes serve these parameters on this CPU
   bool f16_rows_ = false;      // the binary16 chain's row form serves on this CPU
+  bool exact_rows_ = false;    // the exact row form serves on this CPU
   // n <= 8 dot products of one group (dot_two_pass and the variants' paths).
   using GroupPath = void (FdpaKernel::*)(const DecodedOperands&, const std::size_t*,
                                          const DecodedOperands&, const std::size_t*, std::size_t,
