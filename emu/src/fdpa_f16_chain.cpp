@@ -15,7 +15,9 @@
 // Where the CPU has AVX512-FP16, whose fma is this operation (IEEE binary16, in MXCSR's mode,
 // which dot_many holds at nearest even without FTZ or DAZ), a row form runs it as it is:
 // up to eight rows of A against the sixteen consecutive columns of a row-major B in one
-// vector, one lane per column, A's value broadcast. A result that is not finite (an overflow
+// vector, one lane per column, A's value broadcast. On AVX-512 CPUs without AVX512-FP16 the
+// same row form runs each step in binary32, rounded to odd (two fmas with embedded rounding),
+// then to binary16 by vcvtps2ph (f16_odd_rows_run). A result that is not finite (an overflow
 // on the way, or NaN or inf met) goes to the model, as above: neither becomes finite again.
 #include <algorithm>
 #include <bit>
@@ -133,11 +135,57 @@ __attribute__((target("avx2"))) void chain_lanes_avx2(const Binary64Lanes& x, st
 }
 #endif
 
-// The row form needs AVX512-FP16's intrinsics in a function of that target: GCC 12 on, clang
-// only where the whole file is built for it (clang 14 declares them for -mavx512fp16 alone).
+constexpr int kRowWidth = 16;  // binary16 lanes of a 256-bit vector
+
+#if defined(__x86_64__)
+// GCC 12 warns that the "undefined" source operand inside its own avx512fintrin.h intrinsics
+// may be used uninitialized (a known false positive of those headers).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// The row form without AVX512-FP16: R rows of A (binary32 values, a + offset_a[j]) against 16
+// consecutive columns of B (b, row-major with stride_b), k products; acc[16 j + l]: row j's C
+// codes in, results out. Each step rounds x y + c (exact operands: binary16 values, so x y is
+// exact in binary32) downward and upward by embedded rounding; of the two, the one with an
+// odd last bit is x y + c rounded to odd at 24 bits where it is inexact, and either is the
+// value where it is exact (then the upward one: its zero has the sign nearest even gives).
+// Rounded to odd at 24 bits, the value rounds to nearest even at binary16's 11 (subnormals
+// included: two bits to spare at least) as x y + c itself would (vcvtps2ph). Products of
+// binary16 values lie at 2^-48 and above, so no binary32 step underflows.
+template <int R>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c"))) void
+f16_odd_rows_run(const float* a, const std::size_t* offset_a, const float* b,
+                 std::size_t stride_b, std::size_t k, std::uint16_t* acc) {
+  __m256i c[R];
+  const float* row[R];
+  for (int j = 0; j < R; ++j) {
+    c[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + kRowWidth * j));
+    row[j] = a + offset_a[j];
+  }
+  const __m512i one = _mm512_set1_epi32(1);
+  for (std::size_t i = 0; i < k; ++i) {
+    const __m512 y = _mm512_loadu_ps(b + i * stride_b);
+#pragma GCC unroll 8
+    for (int j = 0; j < R; ++j) {
+      const __m512 x = _mm512_set1_ps(row[j][i]);
+      const __m512 z = _mm512_cvtph_ps(c[j]);
+      const __m512 down = _mm512_fmadd_round_ps(x, y, z, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+      const __m512 up = _mm512_fmadd_round_ps(x, y, z, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+      const __mmask16 odd = _mm512_test_epi32_mask(_mm512_castps_si512(down), one);
+      c[j] = _mm512_cvtps_ph(_mm512_mask_blend_ps(odd, up, down),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+  }
+  for (int j = 0; j < R; ++j)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + kRowWidth * j), c[j]);
+}
+#endif
+
+// The row form on AVX512-FP16's own fma needs its intrinsics in a function of that target:
+// GCC 12 on, clang only where the whole file is built for it (clang 14 declares them for
+// -mavx512fp16 alone).
 #if defined(__x86_64__) && (defined(__AVX512FP16__) || (!defined(__clang__) && __GNUC__ >= 12))
 #define FPC_F16_ROWS 1
-constexpr int kRowWidth = 16;  // binary16 lanes of a 256-bit vector
 
 // R rows of A (a + offset_a[j]) against 16 consecutive columns of B (b, row-major with
 // stride_b), k products; acc[16 j + l]: row j's C codes in, results out.
@@ -181,34 +229,46 @@ bool FdpaKernel::f16_chain_serves(const FdpaParams& p, const FdpaFormats& f) {
          !p.flush_subnormal_outputs && holds_exactly(f.a, f.d) && holds_exactly(f.b, f.d);
 }
 
-int FdpaKernel::f16_rows_width() {
+bool FdpaKernel::f16_rows_native() {
 #if defined(FPC_F16_ROWS)
-  if (avx512_dispatch() && cpu_features().avx512_fp16 && cpu_features().avx512vl)
-    return kRowWidth;
+  return avx512_dispatch() && cpu_features().avx512_fp16 && cpu_features().avx512vl;
+#else
+  return false;
+#endif
+}
+
+int FdpaKernel::f16_rows_width() {
+#if defined(__x86_64__)
+  if (f16_rows_native() || (avx512_dispatch() && cpu_features().avx512vl)) return kRowWidth;
 #endif
   return 0;
 }
 
-const std::uint16_t* FdpaKernel::binary16_codes(const DecodedOperands& x, Operand which,
-                                                LineVector<std::uint16_t>& again) const {
-  if (x.host16.size() == x.codes.size()) return x.host16.data();
+FdpaKernel::F16RowOperands FdpaKernel::f16_row_operands(const DecodedOperands& x, Operand which,
+                                                        F16RowStorage& again) const {
   const Format& in = which == Operand::a ? in_ : in_b_;
-  again.resize(x.codes.size());
+  if (!f16_rows_native()) {
+    if (x.value32.size() == x.codes.size()) return {nullptr, x.value32.data()};
+    binary32_of(x, in, again.values);  // exact: binary16 holds every value (f16_chain_serves)
+    return {nullptr, again.values.data()};
+  }
+  if (x.host16.size() == x.codes.size()) return {x.host16.data(), nullptr};
+  again.codes.resize(x.codes.size());
   if (is_binary16(in)) {
     for (std::size_t i = 0; i < x.codes.size(); ++i)
-      again[i] = static_cast<std::uint16_t>(x.codes[i]);  // the codes themselves
+      again.codes[i] = static_cast<std::uint16_t>(x.codes[i]);  // the codes themselves
   } else {  // held exactly (f16_chain_serves): converted without rounding, NaN to a NaN
     for (std::size_t i = 0; i < x.codes.size(); ++i)
-      again[i] = static_cast<std::uint16_t>(convert(x.codes[i], in, out_, Rounding{}).bits);
+      again.codes[i] = static_cast<std::uint16_t>(convert(x.codes[i], in, out_, Rounding{}).bits);
   }
-  return again.data();
+  return {again.codes.data(), nullptr};
 }
 
-void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
+void FdpaKernel::dot_f16_rows(const DecodedOperands& a, F16RowOperands ha,
                               const std::size_t* offset_a, const DecodedOperands& b,
-                              const std::uint16_t* hb, const std::size_t* offset_b,
+                              F16RowOperands hb, const std::size_t* offset_b,
                               std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const {
-#if defined(FPC_F16_ROWS)
+#if defined(__x86_64__)
   constexpr int w = kRowWidth;
   for (int i = 0; i < n;) {
     const int m = rows_on_same_columns(offset_b, i, n);
@@ -218,13 +278,25 @@ void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
       std::uint64_t* dr = d + static_cast<std::ptrdiff_t>(first) * w;
       alignas(32) std::uint16_t acc[8 * w];
       for (int l = 0; l < r * w; ++l) acc[l] = static_cast<std::uint16_t>(dr[l] & 0xFFFF);
-      const std::uint16_t* bb = hb + offset_b[first];
       const std::size_t* oa = offset_a + first;
-      switch (r) {
-        case 8: f16_rows_run<8>(ha, oa, bb, stride_b, k, acc); break;
-        case 4: f16_rows_run<4>(ha, oa, bb, stride_b, k, acc); break;
-        case 2: f16_rows_run<2>(ha, oa, bb, stride_b, k, acc); break;
-        default: f16_rows_run<1>(ha, oa, bb, stride_b, k, acc); break;
+      if (ha.values) {
+        const float* bb = hb.values + offset_b[first];
+        switch (r) {
+          case 8: f16_odd_rows_run<8>(ha.values, oa, bb, stride_b, k, acc); break;
+          case 4: f16_odd_rows_run<4>(ha.values, oa, bb, stride_b, k, acc); break;
+          case 2: f16_odd_rows_run<2>(ha.values, oa, bb, stride_b, k, acc); break;
+          default: f16_odd_rows_run<1>(ha.values, oa, bb, stride_b, k, acc); break;
+        }
+      } else {
+#if defined(FPC_F16_ROWS)
+        const std::uint16_t* bb = hb.codes + offset_b[first];
+        switch (r) {
+          case 8: f16_rows_run<8>(ha.codes, oa, bb, stride_b, k, acc); break;
+          case 4: f16_rows_run<4>(ha.codes, oa, bb, stride_b, k, acc); break;
+          case 2: f16_rows_run<2>(ha.codes, oa, bb, stride_b, k, acc); break;
+          default: f16_rows_run<1>(ha.codes, oa, bb, stride_b, k, acc); break;
+        }
+#endif
       }
       for (int j = 0; j < r; ++j)
         for (int l = 0; l < w; ++l) {
@@ -242,7 +314,7 @@ void FdpaKernel::dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha,
 #else
   (void)a, (void)ha, (void)offset_a, (void)b, (void)hb, (void)offset_b, (void)stride_b, (void)k,
       (void)n, (void)d;
-  throw Error("dot_f16_rows", "the binary16 row form is not built here (AVX512-FP16 intrinsics)");
+  throw Error("dot_f16_rows", "the binary16 row form needs x86-64");
 #endif
 }
 

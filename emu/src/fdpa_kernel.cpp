@@ -8,6 +8,7 @@
 #include <bit>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <map>
 #include <string_view>
@@ -789,14 +790,10 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     }
   }
   if (lanes) {
-    d.value32.resize(codes.size());
     d.lead32.resize(codes.size());
-    for (std::size_t i = 0; i < codes.size(); ++i) {
-      const bool nz = d.sig[i] != 0;
-      d.value32[i] = nz ? std::ldexp(static_cast<float>(d.sig[i]), d.lead[i] - in.man_bits)
-                        : ((codes[i] & in.sign_mask()) ? -0.0f : 0.0f);
-      d.lead32[i] = nz ? std::ldexp(1.0f, d.lead[i]) : 0.0f;
-    }
+    binary32_of(d, in, d.value32);
+    for (std::size_t i = 0; i < codes.size(); ++i)
+      d.lead32[i] = d.sig[i] != 0 ? std::ldexp(1.0f, d.lead[i]) : 0.0f;
     const int r = column_lanes_radix(p_.block);
     if (d.min_lead != INT_MAX && r * (d.max_lead - d.min_lead) <= 190) {
       d.lead_radix = r;
@@ -813,8 +810,32 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     binary64_of(d, in, d.host64);
     d.host_reading = detail::HostIeeePath::kUnflushedBinary64;
   }
-  if (f16_rows_) binary16_codes(d, which, d.host16);
+  if (f16_rows_) {
+    F16RowStorage own;
+    f16_row_operands(d, which, own);
+    d.host16 = std::move(own.codes);
+    if (!own.values.empty()) d.value32 = std::move(own.values);
+  }
   return d;
+}
+
+void FdpaKernel::binary32_of(const DecodedOperands& d, const Format& in,
+                             LineVector<float>& out) {
+  out.resize(d.codes.size());
+  const std::uint64_t sign = in.sign_mask();
+  for (std::size_t i = 0; i < d.codes.size(); ++i) {
+    if (d.sig[i] != 0) {  // signed
+      out[i] = std::ldexp(static_cast<float>(d.sig[i]), d.lead[i] - in.man_bits);
+      continue;
+    }
+    float v = 0.0f;
+    if (d.special) {  // NaN and inf as themselves
+      const ExactValue x = fpconform::decode(d.codes[i], in);
+      if (x.is_nan()) v = std::numeric_limits<float>::quiet_NaN();
+      if (x.is_inf()) v = std::numeric_limits<float>::infinity();
+    }
+    out[i] = (d.codes[i] & sign) ? -v : v;
+  }
 }
 
 void FdpaKernel::binary64_of(const DecodedOperands& d, const Format& in,
@@ -1229,9 +1250,9 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     return;
   }
   if (f16_rows_ && k > 0 && stride_b >= static_cast<std::size_t>(f16_rows_width())) {
-    LineVector<std::uint16_t> ra, rb;
-    const std::uint16_t* ha = binary16_codes(a, Operand::a, ra);
-    const std::uint16_t* hb = binary16_codes(b, Operand::b, rb);
+    F16RowStorage ra, rb;
+    const F16RowOperands ha = f16_row_operands(a, Operand::a, ra);
+    const F16RowOperands hb = f16_row_operands(b, Operand::b, rb);
     const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
       dot_f16_rows(a, ha, oa, b, hb, ob, stride_b, k, n, d);
     };

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <random>
+#include <string_view>
 
 #include "fpconform/convert.hpp"
 #include "fpconform/core/error.hpp"
@@ -577,19 +578,20 @@ TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
   EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3800}, 0x03FF), 0x0400u);
 }
 
-// The binary16 chain's row form on AVX512-FP16's own fma (x86-avx512-fp16, rows of A against
-// sixteen columns of a row-major B) against fdpa: binary16 operands, fp8 ones (held exactly) and
-// a mixed pair; 1-15 rows, 16/24/37 columns, K = 0 to 300; random codes (NaN, inf, subnormals),
-// a wide range (overflow on the way), values in [1/4, 2) (a few inf) whose chains stay finite,
-// products at binary16's subnormal spacing; C random, zero or subnormal; operands decoded by
-// this kernel and by another unit's (hopper).
+// The binary16 chain's row form (x86-avx512-fp16, rows of A against sixteen columns of a
+// row-major B; AVX512-FP16's own fma, or binary32 rounded to odd on other AVX-512 CPUs) against
+// fdpa: binary16 operands, fp8 ones (held exactly) and a mixed pair; 1-15 rows, 16/24/37
+// columns, K = 0 to 300; random codes (NaN, inf, subnormals), a wide range (overflow on the
+// way), values in [1/4, 2) (a few inf) whose chains stay finite, products at binary16's
+// subnormal spacing, sums just inside a halfway point (where rounding twice goes wrong); C
+// random, zero or subnormal; operands decoded by this kernel and by another unit's (hopper).
 TEST(FdpaKernel, F16RowsSameAsTheModel) {
   const Format f16 = parse_format("f16");
   const FdpaParams chain = find_matrix_unit("x86-avx512-fp16", f16, f16);
   if (!FdpaKernel(chain, f16, f16).row_major_b())
-    GTEST_SKIP() << "the binary16 row form needs a CPU with AVX512-FP16, a build with its "
-                    "intrinsics (GCC 12 on) and FPCONFORM_DISPATCH neither portable nor avx2; "
-                    "the binary64 form serves instead, tested elsewhere";
+    GTEST_SKIP() << "the binary16 row form needs AVX-512 (AVX512-FP16's fma with a build that "
+                    "declares its intrinsics, GCC 12 on; else AVX512F) and FPCONFORM_DISPATCH "
+                    "neither portable nor avx2; the binary64 form serves instead, tested elsewhere";
   std::mt19937_64 rng(17);
   int compared = 0, finite = 0;
   const std::pair<const char*, const char*> pairs[] = {{"f16", "f16"}, {"e5m2", "e5m2"},
@@ -601,11 +603,12 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
                            FdpaFormats(formats.a, formats.b, parse_format("f32"),
                                        parse_format("f32")));
     ASSERT_TRUE(kernel.row_major_b()) << a_name << " x " << b_name;
-    for (int t = 0; t < 16; ++t) {
+    for (int t = 0; t < 20; ++t) {
       const std::size_t rows = std::array<std::size_t, 6>{1, 3, 8, 9, 15, 5}[t % 6];
       const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
       const std::size_t k = t % 6 == 5 ? 0 : t % 5 == 4 ? 300 : 1 + rng() % 70;
-      const int kind = t % 4;  // 0, 1: random_code's; 2: [1/4, 2); 3: at 2^-12 (f16)
+      // 0, 1: random_code's; 2: [1/4, 2); 3: at 2^-12 (f16); 4: next to halfway (f16 x f16)
+      const int kind = t % 5;
       const auto code = [&](const Format& f) {
         if (kind < 2) return random_code(rng, f, kind);
         const std::uint64_t top = ((std::uint64_t{1} << f.exp_bits) - 1) << f.man_bits;
@@ -617,9 +620,26 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
       std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
       for (std::uint64_t& x : a) x = code(formats.a);
       for (std::uint64_t& x : b) x = code(formats.b);
-      const RowsByColumns tile = rows_by_columns(rng, rows, n, k, f16, kind == 1);
+      RowsByColumns tile = rows_by_columns(rng, rows, n, k, f16, kind == 1);
       const std::vector<std::size_t>&oa = tile.oa, &ob = tile.ob;
-      const std::vector<std::uint64_t>& c = tile.c;
+      std::vector<std::uint64_t>& c = tile.c;
+      // The first product (1 + 2^-10)(1 - 2^-10) 2^e = 2^e - 2^(e - 20) against C = v, an odd
+      // binary16 of spacing 2^(e + 1), either sign each: v + p lies 2^(e - 20) inside the
+      // halfway point v +- 2^e, too close for binary32's 24 bits; the other products zero.
+      if (kind == 4 && a_name == std::string_view("f16") && b_name == std::string_view("f16") &&
+          k > 0) {
+        std::vector<int> e(n);
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t i = 0; i < k; ++i) a[r * k + i] = i == 0 ? 0x3C01 : 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          e[j] = -14 + static_cast<int>(rng() % 19);  // v's field e + 26 within 12 .. 30
+          const std::uint64_t y = (e[j] >= -13 ? static_cast<std::uint64_t>(e[j] + 14) << 10 : 0) | 0x3FF;
+          for (std::size_t i = 0; i < k; ++i) b[i * n + j] = i == 0 ? y | (rng() % 2 ? 0x8000 : 0) : 0;
+        }
+        for (std::size_t o = 0; o < c.size(); ++o)
+          c[o] = (rng() % 2 ? 0x8000 : 0) | static_cast<std::uint64_t>(e[ob[o]] + 26) << 10 |
+                 (2 * (rng() % 512) + 1);
+      }
       for (const FdpaKernel* decoder : {&kernel, &other}) {
         const DecodedOperands da = decoder->decode(a, Operand::a),
                               db = decoder->decode(b, Operand::b);

@@ -9,7 +9,8 @@
 // products at a time. Two variants of the fused block have paths of their own, a late C
 // (CDNA3, fdpa_late_c.cpp) and exact sub-sums (the fp4 kinds with unit scales,
 // fdpa_subsum.cpp); so does the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded
-// to binary16 by a magic constant, or AVX512-FP16's own fma where the CPU has it).
+// to binary16 by a magic constant; with B row-major, AVX512-FP16's own fma where the CPU has it,
+// else on AVX-512 binary32 rounded to odd, then to binary16).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
@@ -70,10 +71,12 @@ struct DecodedOperands {
   // whose reading differs reads the codes again.
   LineVector<float> host32;
   LineVector<double> host64;
-  // The binary16 chain's row form (AVX512-FP16): each value's binary16 code (empty: not filled).
+  // The binary16 chain's row form on AVX512-FP16: each value's binary16 code (empty: not
+  // filled); on other AVX-512 CPUs it reads value32.
   LineVector<std::uint16_t> host16;
   int host_reading = -1;  // HostIeeePath::reading() of the kernel that filled them; -1: none
-  // For the column lanes (FdpaKernel::row_major_b): each value as fp32 and 2^lead as fp32 (0 for
+  // For the column lanes (FdpaKernel::row_major_b; value32 also for the binary16 chain's row form
+  // without AVX512-FP16): each value as fp32 and 2^lead as fp32 (0 for
   // a zero); and over the nonzero finite values, the smallest floor(log2 |x|), the smallest and
   // the largest lead (INT_MAX, INT_MAX, INT_MIN where there is none).
   LineVector<float> value32, lead32;
@@ -170,16 +173,30 @@ class FdpaKernel {
                      const DecodedOperands& b, const std::size_t* offset_b, std::size_t stride_b,
                      const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
                      std::uint64_t* d, int n) const;
-  // The binary16 chain's row form on AVX512-FP16's own fma (fdpa_f16_chain.cpp): the lanes of
-  // one vector (0: the CPU has none, or the dispatch declines AVX-512), and a tile of
-  // dot_many_in_tiles (ha, hb: a's and b's binary16 codes).
+  // The binary16 chain's row form (fdpa_f16_chain.cpp), on AVX512-FP16's own fma (native) or,
+  // on other AVX-512 CPUs, in binary32 rounded to odd: the lanes of one vector (0: no AVX-512,
+  // or the dispatch declines it), and a tile of dot_many_in_tiles (ha, hb: a's and b's
+  // binary16 codes for the native form, binary32 values for the other).
+  static bool f16_rows_native();
   static int f16_rows_width();
-  void dot_f16_rows(const DecodedOperands& a, const std::uint16_t* ha, const std::size_t* offset_a,
-                    const DecodedOperands& b, const std::uint16_t* hb, const std::size_t* offset_b,
+  struct F16RowOperands {
+    const std::uint16_t* codes;
+    const float* values;
+  };
+  struct F16RowStorage {
+    LineVector<std::uint16_t> codes;
+    LineVector<float> values;
+  };
+  void dot_f16_rows(const DecodedOperands& a, F16RowOperands ha, const std::size_t* offset_a,
+                    const DecodedOperands& b, F16RowOperands hb, const std::size_t* offset_b,
                     std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
-  // The binary16 codes of operand x: its host16 where decode filled them, else `again`, filled.
-  const std::uint16_t* binary16_codes(const DecodedOperands& x, Operand which,
-                                      LineVector<std::uint16_t>& again) const;
+  // Operand x as the row form reads it: its host16 or value32 where decode filled them, else
+  // `again`, filled.
+  F16RowOperands f16_row_operands(const DecodedOperands& x, Operand which,
+                                  F16RowStorage& again) const;
+  // The exact binary32 value of every code of d (zeros signed, NaN and inf as themselves),
+  // where binary32 holds them.
+  static void binary32_of(const DecodedOperands& d, const Format& in, LineVector<float>& out);
   // The sub-sum path (fdpa_subsum.cpp), the same interface.
   static bool subsum_serves(const FdpaParams& p, const FdpaFormats& f);
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
