@@ -17,6 +17,11 @@
 // with that bound tries again with M itself (one pass over its products); what still fails
 // (near a rounding boundary, a zero, subnormal or overflowing result) is done by
 // FdpaKernel::dot, the model's integers. Operands with NaN or inf do not come here.
+// The exact structure in steps (AMD CDNA1 after Khattak and Mikaitis: each step C = RN_24(C +
+// p_1 + ... + p_L)) has a row form on AVX-512 too: each step summed twice, rounding downward
+// and upward (embedded rounding), so that the exact sum lies between; where both give the same
+// normal binary32, that is the step's result (exact_steps_rows_avx512). A lane where they part
+// finishes from that step by FdpaKernel::dot.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -27,6 +32,10 @@
 
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace fpconform {
 
@@ -95,6 +104,11 @@ template <class V>
 }
 
 #if defined(__x86_64__)
+// GCC 12 warns that the "undefined" source operand inside its own avx512fintrin.h intrinsics
+// may be used uninitialized (a known false positive of those headers).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 using V8 = double __attribute__((vector_size(64)));
 using V4 = double __attribute__((vector_size(32)));
 
@@ -140,6 +154,89 @@ RowsFn rows_fn(int width, int r) {
 double sum_squares(int width, const double* x, std::size_t k) {
   return width == 16 ? sum_squares_avx512(x, k) : sum_squares_avx2(x, k);
 }
+// Steps of L products (the exact structure's blocks) for R rows against 16 columns: from
+// product i0 on, `steps` steps; c (16 R lanes, binary32 values): C in, results out. Each step
+// sums C and its products in binary64 twice, every fma rounded downward in one sum and upward
+// in the other, so that the exact sum lies between them; where both round to the same normal
+// binary32 (nearest even), that is the step's result. A lane where they differ (or where that
+// binary32 is zero, subnormal, inf or NaN) stops: stop[lane] is the product its failing step
+// begins at and c[lane] the C it began from; the caller finishes it. stop: in, k for a lane
+// still running.
+template <int R>
+[[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] void exact_steps_rows_avx512(
+    const double* const* a, const double* b, std::size_t stride, std::size_t i0,
+    std::size_t steps, int L, double* c, std::size_t* stop) {
+  constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+  constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  // fpclass: NaN (quiet, signalling), +-0, +-inf, subnormal
+  constexpr int kNotNormal = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80;
+  __m512d c0[R], c1[R];
+  __mmask16 live[R];
+  for (int j = 0; j < R; ++j) {
+    c0[j] = _mm512_loadu_pd(c + 16 * j);
+    c1[j] = _mm512_loadu_pd(c + 16 * j + 8);
+    live[j] = 0;
+    for (int l = 0; l < 16; ++l) live[j] |= static_cast<__mmask16>(stop[16 * j + l] == SIZE_MAX) << l;
+  }
+  for (std::size_t step = 0; step < steps; ++step) {
+    const std::size_t i = i0 + step * static_cast<std::size_t>(L);
+    __m512d d0[R], d1[R], u0[R], u1[R];
+    for (int j = 0; j < R; ++j) d0[j] = u0[j] = c0[j], d1[j] = u1[j] = c1[j];
+    for (int t = 0; t < L; ++t) {
+      const __m512d y0 = _mm512_loadu_pd(b + (i + t) * stride);
+      const __m512d y1 = _mm512_loadu_pd(b + (i + t) * stride + 8);
+#pragma GCC unroll 4
+      for (int j = 0; j < R; ++j) {
+        const __m512d x = _mm512_set1_pd(a[j][i + t]);
+        d0[j] = _mm512_fmadd_round_pd(x, y0, d0[j], kDown);
+        u0[j] = _mm512_fmadd_round_pd(x, y0, u0[j], kUp);
+        d1[j] = _mm512_fmadd_round_pd(x, y1, d1[j], kDown);
+        u1[j] = _mm512_fmadd_round_pd(x, y1, u1[j], kUp);
+      }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < R; ++j) {
+      const __m256 fd0 = _mm512_cvt_roundpd_ps(d0[j], kNearest);
+      const __m256 fd1 = _mm512_cvt_roundpd_ps(d1[j], kNearest);
+      const __m256 fu0 = _mm512_cvt_roundpd_ps(u0[j], kNearest);
+      const __m256 fu1 = _mm512_cvt_roundpd_ps(u1[j], kNearest);
+      const __mmask16 bad = static_cast<__mmask16>(
+          _mm256_cmp_ps_mask(fd0, fu0, _CMP_NEQ_UQ) | _mm256_fpclass_ps_mask(fd0, kNotNormal) |
+          (_mm256_cmp_ps_mask(fd1, fu1, _CMP_NEQ_UQ) | _mm256_fpclass_ps_mask(fd1, kNotNormal))
+              << 8);
+      if (bad & live[j]) [[unlikely]] {
+        alignas(64) double before[16];
+        _mm512_store_pd(before, c0[j]);
+        _mm512_store_pd(before + 8, c1[j]);
+        for (int l = 0; l < 16; ++l)
+          if ((bad & live[j]) >> l & 1) {
+            stop[16 * j + l] = i;
+            c[16 * j + l] = before[l];
+          }
+        live[j] &= static_cast<__mmask16>(~bad);
+      }
+      c0[j] = _mm512_cvtps_pd(fd0);
+      c1[j] = _mm512_cvtps_pd(fd1);
+    }
+  }
+  for (int j = 0; j < R; ++j) {
+    alignas(64) double after[16];
+    _mm512_store_pd(after, c0[j]);
+    _mm512_store_pd(after + 8, c1[j]);
+    for (int l = 0; l < 16; ++l)
+      if (live[j] >> l & 1) c[16 * j + l] = after[l];
+  }
+}
+
+using StepsFn = void (*)(const double* const*, const double*, std::size_t, std::size_t,
+                         std::size_t, int, double*, std::size_t*);
+constexpr int kMaxStepRows = 4;  // four accumulators per row
+StepsFn steps_fn(int r) {
+  constexpr StepsFn fns[] = {exact_steps_rows_avx512<1>, exact_steps_rows_avx512<2>,
+                             exact_steps_rows_avx512<3>, exact_steps_rows_avx512<4>};
+  return fns[r - 1];
+}
 #else
 int max_rows(int) { return 1; }
 #endif
@@ -173,6 +270,10 @@ void FdpaKernel::dot_exact_rows(const DecodedOperands& a, const double* va,
                                 std::size_t stride_b, std::size_t k, int n, std::uint64_t* d,
                                 ExactRowsNorms& norms) const {
 #if defined(__x86_64__)
+  if (p_.block > 0) {
+    dot_exact_steps_rows(a, va, offset_a, b, vb, offset_b, stride_b, k, n, d);
+    return;
+  }
   const int w = exact_rows_width();
   const double scale = static_cast<double>(k + 1) * 0x1p-52;
   // The least last bit of any nonzero product (none: every product is zero).
@@ -248,6 +349,53 @@ void FdpaKernel::dot_exact_rows(const DecodedOperands& a, const double* va,
 #else
   (void)a, (void)va, (void)offset_a, (void)b, (void)vb, (void)offset_b, (void)stride_b, (void)k,
       (void)n, (void)d, (void)norms;
+#endif
+}
+
+void FdpaKernel::dot_exact_steps_rows(const DecodedOperands& a, const double* va,
+                                      const std::size_t* offset_a, const DecodedOperands& b,
+                                      const double* vb, const std::size_t* offset_b,
+                                      std::size_t stride_b, std::size_t k, int n,
+                                      std::uint64_t* d) const {
+#if defined(__x86_64__)
+  constexpr int w = 16;
+  const auto L = static_cast<std::size_t>(p_.block);
+  for (int i = 0; i < n;) {
+    const int m = rows_on_same_columns(offset_b, i, n);
+    const double* bb = vb + offset_b[i];
+    for (int done = 0; done < m;) {
+      const int r = std::min(m - done, kMaxStepRows);
+      const int first = i + done;
+      std::uint64_t* dr = d + static_cast<std::ptrdiff_t>(first) * w;
+      double c[kMaxStepRows * w];
+      std::size_t stop[kMaxStepRows * w];
+      for (int l = 0; l < r * w; ++l) {
+        c[l] = std::bit_cast<float>(static_cast<std::uint32_t>(dr[l]));
+        stop[l] = SIZE_MAX;
+      }
+      const double* rows[kMaxStepRows];
+      for (int j = 0; j < r; ++j) rows[j] = va + offset_a[first + j];
+      const std::size_t whole = k / L, rest = k % L;
+      steps_fn(r)(rows, bb, stride_b, 0, whole, static_cast<int>(L), c, stop);
+      if (rest) steps_fn(r)(rows, bb, stride_b, whole * L, 1, static_cast<int>(rest), c, stop);
+      for (int j = 0; j < r; ++j)
+        for (int l = 0; l < w; ++l) {
+          std::uint64_t& x = dr[j * w + l];
+          const auto f = static_cast<float>(c[j * w + l]);  // a binary32 value: exact
+          const std::size_t s = stop[j * w + l];
+          // A lane that stopped: from the step it stopped at, by the model's integers.
+          x = s == SIZE_MAX ? std::bit_cast<std::uint32_t>(f)
+                            : dot(a, offset_a[first + j] + s, b,
+                                  offset_b[first] + static_cast<std::size_t>(l) + s * stride_b,
+                                  stride_b, k - s, std::bit_cast<std::uint32_t>(f));
+        }
+      done += r;
+    }
+    i += m;
+  }
+#else
+  (void)a, (void)va, (void)offset_a, (void)b, (void)vb, (void)offset_b, (void)stride_b, (void)k,
+      (void)n, (void)d;
 #endif
 }
 
