@@ -158,7 +158,8 @@ double sum_squares(int width, const double* x, std::size_t k) {
 // product i0 on, `steps` steps; c (16 R lanes, binary32 values): C in, results out. Each step
 // sums C and its products in binary64 twice, every fma rounded downward in one sum and upward
 // in the other, so that the exact sum lies between them; where both round to the same normal
-// binary32 (nearest even), that is the step's result. A lane where they differ (or where that
+// binary32 (nearest even), that is the step's result (where the two sums are one value, that
+// is the exact sum: one conversion decides). A lane where they differ (or where that
 // binary32 is zero, subnormal, inf or NaN) stops: stop[lane] is the product its failing step
 // begins at and c[lane] the C it began from; the caller finishes it. stop: in, k for a lane
 // still running.
@@ -177,7 +178,8 @@ template <int R>
     c0[j] = _mm512_loadu_pd(c + 16 * j);
     c1[j] = _mm512_loadu_pd(c + 16 * j + 8);
     live[j] = 0;
-    for (int l = 0; l < 16; ++l) live[j] |= static_cast<__mmask16>(stop[16 * j + l] == SIZE_MAX) << l;
+    for (int l = 0; l < 16; ++l)
+      live[j] |= static_cast<__mmask16>(stop[16 * j + l] == SIZE_MAX) << l;
   }
   for (std::size_t step = 0; step < steps; ++step) {
     const std::size_t i = i0 + step * static_cast<std::size_t>(L);
@@ -199,12 +201,17 @@ template <int R>
     for (int j = 0; j < R; ++j) {
       const __m256 fd0 = _mm512_cvt_roundpd_ps(d0[j], kNearest);
       const __m256 fd1 = _mm512_cvt_roundpd_ps(d1[j], kNearest);
-      const __m256 fu0 = _mm512_cvt_roundpd_ps(u0[j], kNearest);
-      const __m256 fu1 = _mm512_cvt_roundpd_ps(u1[j], kNearest);
-      const __mmask16 bad = static_cast<__mmask16>(
-          _mm256_cmp_ps_mask(fd0, fu0, _CMP_NEQ_UQ) | _mm256_fpclass_ps_mask(fd0, kNotNormal) |
-          (_mm256_cmp_ps_mask(fd1, fu1, _CMP_NEQ_UQ) | _mm256_fpclass_ps_mask(fd1, kNotNormal))
-              << 8);
+      __mmask16 bad = static_cast<__mmask16>(_mm256_fpclass_ps_mask(fd0, kNotNormal) |
+                                             _mm256_fpclass_ps_mask(fd1, kNotNormal) << 8);
+      // Where the two sums are one value, no step rounded: that is the exact sum. Elsewhere
+      // both must round alike.
+      if (_mm512_cmp_pd_mask(d0[j], u0[j], _CMP_NEQ_UQ) |
+          _mm512_cmp_pd_mask(d1[j], u1[j], _CMP_NEQ_UQ)) {
+        const __m256 fu0 = _mm512_cvt_roundpd_ps(u0[j], kNearest);
+        const __m256 fu1 = _mm512_cvt_roundpd_ps(u1[j], kNearest);
+        bad |= static_cast<__mmask16>(_mm256_cmp_ps_mask(fd0, fu0, _CMP_NEQ_UQ) |
+                                      _mm256_cmp_ps_mask(fd1, fu1, _CMP_NEQ_UQ) << 8);
+      }
       if (bad & live[j]) [[unlikely]] {
         alignas(64) double before[16];
         _mm512_store_pd(before, c0[j]);
@@ -300,7 +307,8 @@ void FdpaKernel::dot_exact_rows(const DecodedOperands& a, const double* va,
       const int first = i + done;
       std::uint64_t* dr = d + static_cast<std::ptrdiff_t>(first) * w;
       alignas(64) double s[8 * 16];
-      for (int l = 0; l < r * w; ++l) s[l] = std::bit_cast<float>(static_cast<std::uint32_t>(dr[l]));
+      for (int l = 0; l < r * w; ++l)
+        s[l] = std::bit_cast<float>(static_cast<std::uint32_t>(dr[l]));
       const double* rows[8];
       for (int j = 0; j < r; ++j) rows[j] = va + offset_a[first + j];
       rows_fn(w, r)(rows, bb, stride_b, k, s, nullptr);
