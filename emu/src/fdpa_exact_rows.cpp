@@ -32,6 +32,7 @@
 
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
+#include "fdpa_host.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -277,17 +278,10 @@ void FdpaKernel::dot_exact_rows(const DecodedOperands& a, const double* va,
                                 std::size_t stride_b, std::size_t k, int n, std::uint64_t* d,
                                 ExactRowsNorms& norms) const {
 #if defined(__x86_64__)
-  if (p_.block > 0) {
-    dot_exact_steps_rows(a, va, offset_a, b, vb, offset_b, stride_b, k, n, d);
-    return;
-  }
   const int w = exact_rows_width();
   const double scale = static_cast<double>(k + 1) * 0x1p-52;
-  // The least last bit of any nonzero product (none: every product is zero).
-  const long long least = a.min_lead == INT_MAX || b.min_lead == INT_MAX
-                              ? LLONG_MAX
-                              : static_cast<long long>(a.min_lead) - in_.man_bits + b.min_lead -
-                                    in_b_.man_bits;
+  // The least last bit of any nonzero product (LLONG_MAX: every product is zero).
+  const long long least = product_bounds(a, b).least;
   const auto row_squares = [&](std::size_t oa) {
     const auto [it, added] = norms.rows.try_emplace(oa, 0.0);
     if (added) it->second = sum_squares(w, va + oa, k);

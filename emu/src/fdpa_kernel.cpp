@@ -1268,7 +1268,8 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
     const double* vb = binary64_values(b, Operand::b, rb);
     ExactRowsNorms norms;
     const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
-      dot_exact_rows(a, va, oa, b, vb, ob, stride_b, k, n, d, norms);
+      if (p_.block > 0) dot_exact_steps_rows(a, va, oa, b, vb, ob, stride_b, k, n, d);
+      else dot_exact_rows(a, va, oa, b, vb, ob, stride_b, k, n, d, norms);
     };
     dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
                       static_cast<std::size_t>(exact_rows_width()), kMaxTileRows, tile);

@@ -260,15 +260,15 @@ class FdpaKernel {
     std::unordered_map<std::size_t, std::array<double, 16>> columns;
   };
   static int exact_rows_width();
-  // Its steps of `block` products (AVX-512 only), the same tile.
-  void dot_exact_steps_rows(const DecodedOperands& a, const double* va,
-                            const std::size_t* offset_a, const DecodedOperands& b,
-                            const double* vb, const std::size_t* offset_b, std::size_t stride_b,
-                            std::size_t k, int n, std::uint64_t* d) const;
   void dot_exact_rows(const DecodedOperands& a, const double* va, const std::size_t* offset_a,
                       const DecodedOperands& b, const double* vb, const std::size_t* offset_b,
                       std::size_t stride_b, std::size_t k, int n, std::uint64_t* d,
                       ExactRowsNorms& norms) const;
+  // The same in steps of `block` products (AVX-512 only), the same tile.
+  void dot_exact_steps_rows(const DecodedOperands& a, const double* va,
+                            const std::size_t* offset_a, const DecodedOperands& b,
+                            const double* vb, const std::size_t* offset_b, std::size_t stride_b,
+                            std::size_t k, int n, std::uint64_t* d) const;
   // The exact structure's steps over k products from C = c, one dot product (sb, eb: b's
   // significands and leads, contiguous).
   std::uint64_t exact_dot(const DecodedOperands& a, std::size_t offset_a, const std::int32_t* sb,
