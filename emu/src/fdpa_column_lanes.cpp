@@ -28,6 +28,7 @@
 
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
+#include "binary32_lanes.hpp"
 #include "host_fp_mode.hpp"
 
 #if defined(__x86_64__)
@@ -64,125 +65,8 @@ struct LaneTile {
 using LanesFn = void (*)(const LaneTile&, std::uint32_t*);
 
 #if defined(__x86_64__)
-// GCC 12 warns that the "undefined" source operand inside its own avx512fintrin.h intrinsics
-// may be used uninitialized (a known false positive of those headers).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#define FPC_AVX512_LANES [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]] inline
-#define FPC_AVX2_LANES [[gnu::target("avx2,fma")]] inline
-
-// Sixteen lanes: the exponent and powers of two by getexp and scalef, the conversion toward
-// zero by embedded rounding, the lane classes by fpclass.
-struct Avx512Lanes {
-  static constexpr int kWidth = 16;
-  using F = __m512;
-  using Z = __m512i;
-  FPC_AVX512_LANES static F load(const float* p) { return _mm512_loadu_ps(p); }
-  FPC_AVX512_LANES static F load_codes(const std::uint32_t* p) {
-    return _mm512_castsi512_ps(_mm512_loadu_si512(p));
-  }
-  FPC_AVX512_LANES static void store_codes(std::uint32_t* p, F x) {
-    _mm512_storeu_si512(p, _mm512_castps_si512(x));
-  }
-  FPC_AVX512_LANES static F set1(float x) { return _mm512_set1_ps(x); }
-  FPC_AVX512_LANES static Z set1i(std::int32_t x) { return _mm512_set1_epi32(x); }
-  FPC_AVX512_LANES static F zero() { return _mm512_setzero_ps(); }
-  FPC_AVX512_LANES static Z zeroi() { return _mm512_setzero_si512(); }
-  FPC_AVX512_LANES static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  FPC_AVX512_LANES static F add(F a, F b) { return _mm512_add_ps(a, b); }
-  FPC_AVX512_LANES static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
-  FPC_AVX512_LANES static F floor(F x) {
-    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  }
-  FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
-  FPC_AVX512_LANES static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
-  FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
-  FPC_AVX512_LANES static Z truncate(F x) { return _mm512_cvttps_epi32(x); }
-  // floor(log2 |x|) of a nonzero x, subnormals too; -inf for zero.
-  FPC_AVX512_LANES static F exponent(F x) { return _mm512_getexp_ps(x); }
-  FPC_AVX512_LANES static F pow2(F t) { return _mm512_scalef_ps(_mm512_set1_ps(1.0f), t); }
-  FPC_AVX512_LANES static F times_pow2(F x, F t) { return _mm512_scalef_ps(x, t); }
-  FPC_AVX512_LANES static F to_float_rz(Z x) {
-    return _mm512_cvt_roundepi32_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  }
-  FPC_AVX512_LANES static F cut(F x, Z mask) {
-    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), mask));
-  }
-  FPC_AVX512_LANES static unsigned zero_lanes(F x) {
-    return _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ);
-  }
-  FPC_AVX512_LANES static unsigned nan_inf_lanes(F x) { return _mm512_fpclass_ps_mask(x, 0x99); }
-  FPC_AVX512_LANES static unsigned not_normal_lanes(F x) {
-    return _mm512_fpclass_ps_mask(x, 0xBF);
-  }
-  // Both addends of one sign, the sum of the other.
-  FPC_AVX512_LANES static unsigned wrapped_lanes(Z sum, Z x, Z y) {
-    return _mm512_movepi32_mask(
-        _mm512_and_si512(_mm512_xor_si512(sum, x), _mm512_xor_si512(sum, y)));
-  }
-};
-
-// Eight lanes: exponents and powers of two by their fields (exponent() gives -127 for zero and
-// subnormals, which never exceed a block's products here), the conversion toward zero by the
-// caller's MXCSR (RZ while the lanes run; every other operation here is exact).
-struct Avx2Lanes {
-  static constexpr int kWidth = 8;
-  using F = __m256;
-  using Z = __m256i;
-  FPC_AVX2_LANES static F load(const float* p) { return _mm256_loadu_ps(p); }
-  FPC_AVX2_LANES static F load_codes(const std::uint32_t* p) {
-    return _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-  }
-  FPC_AVX2_LANES static void store_codes(std::uint32_t* p, F x) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_castps_si256(x));
-  }
-  FPC_AVX2_LANES static F set1(float x) { return _mm256_set1_ps(x); }
-  FPC_AVX2_LANES static Z set1i(std::int32_t x) { return _mm256_set1_epi32(x); }
-  FPC_AVX2_LANES static F zero() { return _mm256_setzero_ps(); }
-  FPC_AVX2_LANES static Z zeroi() { return _mm256_setzero_si256(); }
-  FPC_AVX2_LANES static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
-  FPC_AVX2_LANES static F add(F a, F b) { return _mm256_add_ps(a, b); }
-  FPC_AVX2_LANES static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
-  FPC_AVX2_LANES static F floor(F x) { return _mm256_floor_ps(x); }
-  FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
-  FPC_AVX2_LANES static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
-  FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }
-  FPC_AVX2_LANES static Z truncate(F x) { return _mm256_cvttps_epi32(x); }
-  FPC_AVX2_LANES static Z field(F x) {
-    return _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(x), 23), _mm256_set1_epi32(0xFF));
-  }
-  FPC_AVX2_LANES static F exponent(F x) {
-    return _mm256_cvtepi32_ps(_mm256_sub_epi32(field(x), _mm256_set1_epi32(127)));
-  }
-  // 2^t for an integral t in [-126, 127].
-  FPC_AVX2_LANES static F pow2(F t) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(
-        _mm256_add_epi32(_mm256_cvttps_epi32(t), _mm256_set1_epi32(127)), 23));
-  }
-  FPC_AVX2_LANES static F times_pow2(F x, F t) { return _mm256_mul_ps(x, pow2(t)); }
-  FPC_AVX2_LANES static F to_float_rz(Z x) { return _mm256_cvtepi32_ps(x); }
-  FPC_AVX2_LANES static F cut(F x, Z mask) {
-    return _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(x), mask));
-  }
-  FPC_AVX2_LANES static unsigned lanes(Z m) {
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
-  }
-  FPC_AVX2_LANES static unsigned zero_lanes(F x) {
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ)));
-  }
-  FPC_AVX2_LANES static unsigned nan_inf_lanes(F x) {
-    return lanes(_mm256_cmpeq_epi32(field(x), _mm256_set1_epi32(0xFF)));
-  }
-  FPC_AVX2_LANES static unsigned not_normal_lanes(F x) {
-    const Z f = field(x);
-    return lanes(_mm256_or_si256(_mm256_cmpeq_epi32(f, _mm256_setzero_si256()),
-                                 _mm256_cmpeq_epi32(f, _mm256_set1_epi32(0xFF))));
-  }
-  FPC_AVX2_LANES static unsigned wrapped_lanes(Z sum, Z x, Z y) {
-    return lanes(_mm256_and_si256(_mm256_xor_si256(sum, x), _mm256_xor_si256(sum, y)));
-  }
-};
+using detail::Avx2Lanes;
+using detail::Avx512Lanes;
 
 namespace avx512_lanes {
 #define FPC_LANES_FN [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]]
@@ -207,17 +91,6 @@ LanesFn lanes_for(int block, int n, bool shared_b, bool sum_exp) {
   }
 }
 
-// MXCSR for the AVX2 form: toward zero, no flushing, every exception masked.
-class TowardZero {
- public:
-  TowardZero() : saved_(_mm_getcsr()) { _mm_setcsr(0x7F80u); }
-  ~TowardZero() { _mm_setcsr(saved_); }
-  TowardZero(const TowardZero&) = delete;
-  TowardZero& operator=(const TowardZero&) = delete;
-
- private:
-  unsigned saved_;
-};
 #else
 int lanes_width() { return 0; }
 LanesFn lanes_for(int, int, bool, bool) { return nullptr; }
@@ -303,7 +176,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   for (int i = 0; i < n * width; ++i) lanes[i] = static_cast<std::uint32_t>(d[i]);
   {
 #if defined(__x86_64__)
-    std::optional<TowardZero> rz;
+    std::optional<detail::TowardZeroFpMode> rz;
     if (width == 8) rz.emplace();
 #endif
     lanes_for(p_.block, n, shared_b, g.sum_exp)(g, lanes);

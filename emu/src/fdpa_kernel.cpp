@@ -761,6 +761,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
   f16_rows_ = variant_ == &FdpaKernel::dot_f16_chain && f16_rows_width() > 0;
   exact_rows_ = variant_ == &FdpaKernel::dot_exact_steps &&
                 (p.block == 0 ? exact_rows_width() > 0 : exact_rows_width() == 16);
+  subsum_rows_ = variant_ == &FdpaKernel::dot_subsum && subsum_rows_serve(p, f);
   if (f.uniform()) host_ = detail::HostIeeePath::make(p, in, out);
 }
 
@@ -803,6 +804,7 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
         d.lead_power[i] = d.sig[i] ? std::ldexp(1.0f, r * (d.lead[i] - d.min_lead) - 63) : 0.0f;
     }
   }
+  if (subsum_rows_) binary32_of(d, in, d.value32);
   if (host_) {
     host_->decode(codes, d.host32, d.host64);
     d.host_reading = host_->reading();
@@ -1135,6 +1137,8 @@ std::uint64_t FdpaKernel::dot(const DecodedOperands& a, std::size_t offset_a,
     dot_host(a, &offset_a, b, &offset_b, stride_b, k, &d, 1);
     return d;
   }
+  // No products: the unit's one step on C alone (a NaN C becomes the unit's NaN), the model's.
+  if (k == 0) return model_dot(a, offset_a, b, offset_b, stride_b, 0, c);
   std::vector<std::int32_t> sb, eb;  // column gather when b is strided
   const std::int32_t* sbp = b.sig.data() + offset_b;
   const std::int32_t* ebp = b.lead.data() + offset_b;
@@ -1275,6 +1279,15 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
                       static_cast<std::size_t>(exact_rows_width()), kMaxTileRows, tile);
     return;
   }
+  if (subsum_rows_ && !a.special && !b.special && k > 0 && !a.value32.empty() &&
+      !b.value32.empty() && stride_b >= static_cast<std::size_t>(subsum_rows_width())) {
+    const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
+      dot_subsum_rows(a, oa, b, ob, stride_b, k, n, d);
+    };
+    dot_many_in_tiles(a, offset_a, b, offset_b, stride_b, k, c, out,
+                      static_cast<std::size_t>(subsum_rows_width()), kMaxTileRows, tile);
+    return;
+  }
   if (host_ && k > 0 && stride_b >= static_cast<std::size_t>(host_->row_width())) {
     DecodedOperands ra, rb;
     const DecodedOperands& ha = host_operands(a, ra);
@@ -1380,7 +1393,8 @@ void FdpaKernel::dot_groups(const DecodedOperands& a, std::span<const std::size_
     return;
   }
   // A group of up to eight dot products: a variant's path, else the fused block's two passes.
-  const GroupPath group = variant_ && !a.special && !b.special ? variant_
+  const GroupPath group = k == 0                                     ? nullptr
+                          : variant_ && !a.special && !b.special ? variant_
                           : two_pass_applies(a, b, k)           ? &FdpaKernel::dot_two_pass
                                                                 : nullptr;
   if (!group || (exact_fast_ && group != variant_)) {

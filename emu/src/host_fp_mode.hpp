@@ -36,4 +36,19 @@ class DefaultHostFpMode {
 #endif
 };
 
+#if defined(__x86_64__)
+// MXCSR toward zero for a scope (no flushing, every exception masked), for the vector forms
+// whose one rounding is toward zero and whose instructions have no embedded rounding (AVX2).
+class TowardZeroFpMode {
+ public:
+  TowardZeroFpMode() : saved_(_mm_getcsr()) { _mm_setcsr(0x7F80u); }
+  ~TowardZeroFpMode() { _mm_setcsr(saved_); }
+  TowardZeroFpMode(const TowardZeroFpMode&) = delete;
+  TowardZeroFpMode& operator=(const TowardZeroFpMode&) = delete;
+
+ private:
+  unsigned saved_;
+};
+#endif
+
 }  // namespace fpconform::detail

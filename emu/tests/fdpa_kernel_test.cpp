@@ -405,6 +405,95 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
   EXPECT_GT(compared, 5000);
 }
 
+// The sub-sum path's row form (the fp4 kinds: binary32 lanes, one fma per product, one addition
+// toward zero per block) against fdpa: 1-15 rows, 16/24/37 columns, K = 0 to 300 (whole blocks
+// of 64 and a partial last one). Kinds of operands: every code (zeros of both signs included);
+// normal values; mostly zeros, most of them -0 (blocks whose products are all zero, zero sums'
+// signs); products cancelling in pairs (sums that are exactly zero); the largest magnitudes.
+// C: ordinary, +-0, with its lead at either edge of the window where the block's sum is taken
+// whole (2^(23 - F) and 2^(F + lsb0)) and one binade outside each, subnormal, the largest,
+// inf, NaN; outputs written over C.
+TEST(FdpaKernel, SubsumRowsSameAsTheModel) {
+  const Format f32 = parse_format("f32"), e2m1 = parse_format("e2m1");
+  std::mt19937_64 rng(41);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int compared = 0, zeros = 0, negative_zeros = 0;
+  for (const char* preset : {"blackwell-mxf4", "blackwell-nvf4"}) {
+    const FdpaParams unit = find_matrix_unit(preset, e2m1, f32);
+    const FdpaKernel kernel(unit, e2m1, f32);
+    if (!kernel.row_major_b())
+      GTEST_SKIP() << "the sub-sum row form needs AVX2 and FMA and FPCONFORM_DISPATCH other "
+                      "than portable; the integers serve instead, tested elsewhere";
+    const int lsb0 = 2 * (e2m1.emin() - e2m1.man_bits);
+    const int lo = 23 - unit.frac_bits, hi = unit.frac_bits + lsb0;
+    const auto power = [](int e, bool negative) {  // a binary32 code of +-1.x 2^e
+      return (negative ? 0x80000000ull : 0) | (static_cast<std::uint64_t>(e + 127) << 23) | 0x2A5A5B;
+    };
+    for (int t = 0; t < 40; ++t) {
+      const std::size_t rows = std::array<std::size_t, 7>{1, 3, 8, 9, 15, 5, 2}[t % 7];
+      const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
+      const int kind = t % 5;
+      const std::size_t k = t == 7 ? 0 : t % 4 == 3 ? 300 : 64 * (1 + rng() % 4);
+      const auto code = [&](bool of_b) -> std::uint64_t {
+        switch (kind) {
+          case 0: return rng() & e2m1.code_mask();
+          case 2:  // products -0 mostly: +0 in a, -0 in b
+            return rng() % 64 == 0 ? rng() & e2m1.code_mask() : of_b ? 0x8 : 0x0;
+          case 4: return rng() % 2 ? 0x7 : 0xF;  // +-6
+          default:
+            return convert(std::bit_cast<std::uint64_t>(normal(rng)), f64, e2m1, sat).bits;
+        }
+      };
+      std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
+      for (std::uint64_t& x : a) x = code(false);
+      for (std::uint64_t& x : b) x = code(true);
+      if (kind == 3)  // a[2i+1] = -a[2i], b[2i+1] = b[2i]: every block's sum is zero
+        for (std::size_t i = 1; i < k; i += 2) {
+          for (std::size_t r = 0; r < rows; ++r)
+            a[r * k + i] = a[r * k + i - 1] ^ e2m1.sign_mask();
+          for (std::size_t j = 0; j < n; ++j) b[i * n + j] = b[(i - 1) * n + j];
+        }
+      RowsByColumns tile = rows_by_columns(rng, rows, n, k, f32, 0);
+      for (std::uint64_t& c : tile.c) {
+        const bool neg = rng() % 2;
+        switch (rng() % 12) {
+          case 0: c = 0; break;
+          case 1: c = 0x80000000; break;
+          case 2: c = power(lo, neg); break;
+          case 3: c = power(lo - 1, neg); break;
+          case 4: c = power(hi, neg); break;
+          case 5: c = power(hi + 1, neg); break;
+          case 6: c = (neg ? 0x80000000 : 0) | 0x00012345; break;  // subnormal
+          case 7: c = (neg ? 0xFF7FFFFF : 0x7F7FFFFF); break;
+          case 8: c = rng() % 2 ? (neg ? 0xFF800000 : 0x7F800000) : 0x7FC00000; break;
+          default: c = power(static_cast<int>(rng() % 8) - 2, neg); break;
+        }
+      }
+      const DecodedOperands da = kernel.decode(a, Operand::a), db = kernel.decode(b, Operand::b);
+      std::vector<std::uint64_t> got(tile.c.size());
+      kernel.dot_many(da, tile.oa, db, tile.ob, n, k, tile.c, got);
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        const std::uint64_t want =
+            model_of_row_major(unit, {e2m1, f32}, a, b, n, k, tile.oa[o], tile.ob[o], tile.c[o]);
+        ASSERT_EQ(got[o], want) << preset << " t=" << t << " kind=" << kind << " rows=" << rows
+                                << " n=" << n << " k=" << k << " output " << o
+                                << " c=" << tile.c[o];
+        ++compared;
+        zeros += (want & 0x7FFFFFFF) == 0;
+        negative_zeros += want == 0x80000000;
+      }
+      kernel.dot_many(da, tile.oa, db, tile.ob, n, k, tile.c, tile.c);
+      ASSERT_EQ(tile.c, got) << preset << " t=" << t;
+    }
+  }
+  EXPECT_GT(compared, 10000);
+  EXPECT_GT(zeros, 100);
+  EXPECT_GT(negative_zeros, 10);
+}
+
 // The host's row path (IEEE chains, pairwise groups and two-way trees on the host's fma and
 // add: up to eight rows of A against the 16 or 8 columns of a vector of a row-major B) against
 // fdpa, for every preset it serves into f32 and f64, each also with its results flushed the

@@ -107,7 +107,7 @@ class FdpaKernel {
   // AVX512-FP16). Other b layouts are served too, by the paths for a contiguous column (strided
   // columns gathered).
   bool row_major_b() const {
-    return column_lanes_ || host_ != nullptr || f16_rows_ || exact_rows_;
+    return column_lanes_ || host_ != nullptr || f16_rows_ || exact_rows_ || subsum_rows_;
   }
   // Whether the host's IEEE operations serve (the host path).
   bool host_ieee() const { return host_ != nullptr; }
@@ -202,6 +202,14 @@ class FdpaKernel {
   void dot_subsum(const DecodedOperands& a, const std::size_t* offset_a, const DecodedOperands& b,
                   const std::size_t* offset_b, std::size_t stride_b, const std::int32_t* const* sb,
                   const std::int32_t* const* eb, std::size_t k, std::uint64_t* d, int n) const;
+  // The sub-sum path's row form (fdpa_subsum_rows.cpp): the lanes of its rows (16 with
+  // AVX-512, 8 with AVX2, 0: none), whether it serves these parameters, and a tile of
+  // dot_many_in_tiles (the operands' value32 filled by decode).
+  static int subsum_rows_width();
+  static bool subsum_rows_serve(const FdpaParams& p, const FdpaFormats& f);
+  void dot_subsum_rows(const DecodedOperands& a, const std::size_t* offset_a,
+                       const DecodedOperands& b, const std::size_t* offset_b,
+                       std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
   // Significand bits an fp32 result keeps: 24, or acc_frac_bits + 1 under the accumulator's cut.
   static int f32_kept_bits(const FdpaParams& p) {
     return p.acc_frac_bits >= 0 ? p.acc_frac_bits + 1 : 24;
@@ -291,6 +299,7 @@ class FdpaKernel {
   bool column_lanes_ = false;  // the column lanes serve these parameters on this CPU
   bool f16_rows_ = false;      // the binary16 chain's row form serves on this CPU
   bool exact_rows_ = false;    // the exact row form serves on this CPU
+  bool subsum_rows_ = false;   // the sub-sum path's row form serves on this CPU
   // n <= 8 dot products of one group (dot_two_pass and the variants' paths).
   using GroupPath = void (FdpaKernel::*)(const DecodedOperands&, const std::size_t*,
                                          const DecodedOperands&, const std::size_t*, std::size_t,
