@@ -13,6 +13,7 @@
 // where these are inlined.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #define FPC_AVX512_LANES [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]] inline
 #define FPC_AVX2_LANES [[gnu::target("avx2,fma")]] inline

@@ -1,8 +1,9 @@
 // The fused block with one dot product per lane of fp32 vectors (sixteen with AVX-512, eight with
 // AVX2): one row of A against as many consecutive columns of a row-major B
 // (FdpaKernel::row_major_b). It serves the units the two-pass path serves (truncating
-// alignment, C in the block, fp32 toward zero) where every product of the operands is exact in
-// fp32's normal range (checked per call from the operands' exponent ranges). Per block of L
+// alignment, C in the block, fp32 toward zero), and those of the late-C path with one group
+// (fp32 to nearest even), where every product of the operands is exact in fp32's normal range
+// (checked per call from the operands' exponent ranges). Per block of L
 // products and per lane:
 //   e   = max(E_k, lead(C)), E_k = lead(a_k) + lead(b_k): the exponents the unit aligns by, not
 //         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product.
@@ -16,12 +17,17 @@
 //         magnitude is the unit's alignment; each q_k < 2^(F + 2), L of them within int32);
 //   the result: S converted to fp32 toward zero (embedded rounding, or MXCSR with AVX2), cut
 //         to `keep` bits, times 2^(e - F).
+// With late C (AMD CDNA3) C is no term of the block: e = max E_k, and fdpa's late stage adds C
+// to the block's sum (late_stage): with e' = max(e, lead(C)), the sum floored to
+// late_sum_frac_bits fraction bits of 2^e', C to late_c_frac_bits (left out below e' -
+// late_c_drop_below), their exact sum (binary64) rounded once to nearest even.
 // Zero terms' exponent cannot matter here: every nonzero product's E is at least zero_exp. A
 // lane whose block has no nonzero product, whose C is NaN or inf, whose sum with C wraps int32,
 // or whose result is zero, subnormal or out of range takes the long way (FdpaKernel::block).
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -48,6 +54,13 @@ constexpr int kMaxLanes = 16;  // AVX-512; AVX2 has 8
 // each vector of b once for all of them.
 constexpr int kMaxChains = 4;
 
+// fdpa's late stage (AMD CDNA3): the fraction bits the block's sum and C keep of 2^e, C left
+// out below e - drop (negative: never), and 2^(sum_frac - c_frac).
+struct LateLanes {
+  float F, sum_frac, c_frac, drop;
+  double ratio;
+};
+
 struct LaneTile {
   const float *av[kMaxChains], *ap[kMaxChains], *bv[kMaxChains], *bp[kMaxChains];
   // With sum_exp: the operands' lead_power, 1/r, and 126.5 / r plus the two least leads.
@@ -57,6 +70,7 @@ struct LaneTile {
   std::size_t stride, nblocks;
   int F, keep;
   bool may_wrap;  // L aligned products and C can pass 2^31: L 2^(F + 2) + 2^(F + 1) > 2^31
+  LateLanes late;
   const void* ctx;
   std::uint32_t (*fallback)(const void* ctx, int chain, int lane, std::size_t blk,
                             std::uint32_t c);
@@ -67,6 +81,74 @@ using LanesFn = void (*)(const LaneTile&, std::uint32_t*);
 #if defined(__x86_64__)
 using detail::Avx2Lanes;
 using detail::Avx512Lanes;
+
+// Eight lanes of the late stage: x = floor(s 2^k1), y = floor(c 2^k2), (x + y ratio) 2^k3,
+// exact in binary64, rounded once to nearest even.
+FPC_AVX512_LANES __m256 late_half(__m512d s, __m512d c, __m256 k1, __m256 k2, __m256 k3,
+                                  __m512d ratio) {
+  constexpr int kFloor = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+  const __m512d x = _mm512_roundscale_pd(_mm512_scalef_pd(s, _mm512_cvtps_pd(k1)), kFloor);
+  const __m512d y = _mm512_roundscale_pd(_mm512_scalef_pd(c, _mm512_cvtps_pd(k2)), kFloor);
+  const __m512d t = _mm512_scalef_pd(_mm512_fmadd_pd(y, ratio, x), _mm512_cvtps_pd(k3));
+  return _mm512_cvt_roundpd_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+// fdpa's late stage: with e = max(E, lead(C)), the block's sum s (units 2^(E - F)) floored to
+// sum_frac fraction bits of 2^e and C to c_frac, their exact sum rounded to nearest even.
+FPC_AVX512_LANES __m512 late_stage(Avx512Lanes, __m512i s, __m512 E, __m512 c,
+                                   const LateLanes& p) {
+  const __m512 ce = _mm512_getexp_ps(c);  // -inf for a zero C
+  const __m512 e = _mm512_max_ps(E, ce);
+  if (p.drop >= 0)
+    c = _mm512_maskz_mov_ps(
+        _mm512_cmp_ps_mask(ce, _mm512_sub_ps(e, _mm512_set1_ps(p.drop)), _CMP_GE_OQ), c);
+  const __m512 k1 = _mm512_add_ps(_mm512_sub_ps(E, e), _mm512_set1_ps(p.sum_frac - p.F));
+  const __m512 k2 = _mm512_sub_ps(_mm512_set1_ps(p.c_frac), e);
+  const __m512 k3 = _mm512_sub_ps(e, _mm512_set1_ps(p.sum_frac));
+  const __m512d ratio = _mm512_set1_pd(p.ratio);
+  const __m256 lo = late_half(_mm512_cvtepi32_pd(_mm512_castsi512_si256(s)),
+                              _mm512_cvtps_pd(_mm512_castps512_ps256(c)),
+                              _mm512_castps512_ps256(k1), _mm512_castps512_ps256(k2),
+                              _mm512_castps512_ps256(k3), ratio);
+  const __m256 hi = late_half(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(s, 1)),
+                              _mm512_cvtps_pd(_mm512_extractf32x8_ps(c, 1)),
+                              _mm512_extractf32x8_ps(k1, 1), _mm512_extractf32x8_ps(k2, 1),
+                              _mm512_extractf32x8_ps(k3, 1), ratio);
+  return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+
+// 2^k as binary64 for four integral k (|k| < 1000).
+FPC_AVX2_LANES __m256d pow2d(__m128 k) {
+  const __m256i k64 = _mm256_cvtepi32_epi64(_mm_cvttps_epi32(k));
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(k64, _mm256_set1_epi64x(1023)), 52));
+}
+// As the AVX-512 late_half, four lanes; the rounding by MXCSR (nearest even here).
+FPC_AVX2_LANES __m128 late_half(__m256d s, __m256d c, __m128 k1, __m128 k2, __m128 k3,
+                                __m256d ratio) {
+  const __m256d x = _mm256_floor_pd(_mm256_mul_pd(s, pow2d(k1)));
+  const __m256d y = _mm256_floor_pd(_mm256_mul_pd(c, pow2d(k2)));
+  return _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_fmadd_pd(y, ratio, x), pow2d(k3)));
+}
+// As the AVX-512 late_stage (a zero or subnormal C's exponent, -127 here, leaves e = E: the
+// products' exponents are normal).
+FPC_AVX2_LANES __m256 late_stage(Avx2Lanes, __m256i s, __m256 E, __m256 c, const LateLanes& p) {
+  const __m256 ce = Avx2Lanes::exponent(c);
+  const __m256 e = _mm256_max_ps(E, ce);
+  if (p.drop >= 0)
+    c = _mm256_and_ps(c, _mm256_cmp_ps(ce, _mm256_sub_ps(e, _mm256_set1_ps(p.drop)), _CMP_GE_OQ));
+  const __m256 k1 = _mm256_add_ps(_mm256_sub_ps(E, e), _mm256_set1_ps(p.sum_frac - p.F));
+  const __m256 k2 = _mm256_sub_ps(_mm256_set1_ps(p.c_frac), e);
+  const __m256 k3 = _mm256_sub_ps(e, _mm256_set1_ps(p.sum_frac));
+  const __m256d ratio = _mm256_set1_pd(p.ratio);
+  const __m128 lo = late_half(_mm256_cvtepi32_pd(_mm256_castsi256_si128(s)),
+                              _mm256_cvtps_pd(_mm256_castps256_ps128(c)),
+                              _mm256_castps256_ps128(k1), _mm256_castps256_ps128(k2),
+                              _mm256_castps256_ps128(k3), ratio);
+  const __m128 hi = late_half(_mm256_cvtepi32_pd(_mm256_extracti128_si256(s, 1)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(c, 1)),
+                              _mm256_extractf128_ps(k1, 1), _mm256_extractf128_ps(k2, 1),
+                              _mm256_extractf128_ps(k3, 1), ratio);
+  return _mm256_set_m128(hi, lo);
+}
 
 namespace avx512_lanes {
 #define FPC_LANES_FN [[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]]
@@ -83,17 +165,17 @@ namespace avx2_lanes {
 int lanes_width() {
   return avx512_dispatch() ? 16 : !portable_dispatch() && cpu_features().avx2 ? 8 : 0;
 }
-LanesFn lanes_for(int block, int n, bool shared_b, bool sum_exp) {
+LanesFn lanes_for(int block, int n, bool shared_b, bool sum_exp, bool late) {
   switch (lanes_width()) {
-    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b, sum_exp);
-    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b, sum_exp);
+    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b, sum_exp, late);
+    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b, sum_exp, late);
     default: return nullptr;
   }
 }
 
 #else
 int lanes_width() { return 0; }
-LanesFn lanes_for(int, int, bool, bool) { return nullptr; }
+LanesFn lanes_for(int, int, bool, bool, bool) { return nullptr; }
 #endif
 
 }  // namespace
@@ -109,7 +191,9 @@ bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   for (const Format* in : {&f.a, &f.b})
     if (in->emax() > 127 || in->emin() - in->man_bits < -149) return false;
   const int keep = f32_kept_bits(p);
-  return lanes_for(p.block, 1, false, false) != nullptr && p.frac_bits + 2 <= 31 &&
+  if (p.late_c && (p.interleave != 1 || p.late_sum_frac_bits > 40 || p.late_c_frac_bits > 40))
+    return false;
+  return lanes_for(p.block, 1, false, false, p.late_c) != nullptr && p.frac_bits + 2 <= 31 &&
          (static_cast<std::uint64_t>(p.block) << (p.frac_bits + 2)) <= (1ull << 31) &&
          keep >= 1 && keep <= 24;
 }
@@ -163,6 +247,9 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.inv_radix = 1.0f / static_cast<float>(r);
   g.exp_offset = static_cast<float>(126.5 / r + a.min_lead + b.min_lead);
   g.ctx = &ctx;
+  g.late = {static_cast<float>(p_.frac_bits), static_cast<float>(p_.late_sum_frac_bits),
+            static_cast<float>(p_.late_c_frac_bits), static_cast<float>(p_.late_c_drop_below),
+            std::ldexp(1.0, p_.late_sum_frac_bits - p_.late_c_frac_bits)};
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
     const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
     const Ctx& x = *static_cast<const Ctx*>(cp);
@@ -177,9 +264,9 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   {
 #if defined(__x86_64__)
     std::optional<detail::TowardZeroFpMode> rz;
-    if (width == 8) rz.emplace();
+    if (width == 8 && !p_.late_c) rz.emplace();  // late C rounds to nearest even
 #endif
-    lanes_for(p_.block, n, shared_b, g.sum_exp)(g, lanes);
+    lanes_for(p_.block, n, shared_b, g.sum_exp, p_.late_c)(g, lanes);
   }
   // A partial last block, lane by lane.
   for (int i = 0; i < n; ++i)
@@ -197,6 +284,8 @@ std::uint64_t FdpaKernel::block_of_column(const DecodedOperands& a, std::size_t 
                                           const DecodedOperands& b, std::size_t offset_b,
                                           std::size_t stride_b, std::size_t n,
                                           std::uint64_t c) const {
+  if (p_.late_c)  // the model's block (late C has no block of the integer path)
+    return general(n, c, a.codes.data() + offset_a, b.codes.data() + offset_b, stride_b);
   std::int32_t sb[64], eb[64];
   for (std::size_t i = 0; i < n; ++i) {
     sb[i] = b.sig[offset_b + i * stride_b];

@@ -757,7 +757,8 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
     exact_digits_ = (hi - lo + 31) / 32 + 3;
     if (exact_digits_ > kExactMaxDigits) exact_fast_ = false;
   }
-  column_lanes_ = fast_ && pack_f32_rz_ && ieee_out_ && column_lanes_serve(p, f);
+  column_lanes_ = ((fast_ && pack_f32_rz_ && ieee_out_) || variant_ == &FdpaKernel::dot_late_c) &&
+                  column_lanes_serve(p, f);
   f16_rows_ = variant_ == &FdpaKernel::dot_f16_chain && f16_rows_width() > 0;
   exact_rows_ = variant_ == &FdpaKernel::dot_exact_steps &&
                 (p.block == 0 ? exact_rows_width() > 0 : exact_rows_width() == 16);

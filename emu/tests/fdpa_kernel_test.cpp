@@ -494,6 +494,64 @@ TEST(FdpaKernel, SubsumRowsSameAsTheModel) {
   EXPECT_GT(negative_zeros, 10);
 }
 
+// The column lanes with a late C (AMD CDNA3: the block's sum taken at its products' exponent,
+// then C added: the sum floored to 31 fraction bits of the larger exponent, C to 24, one
+// rounding to nearest even) against fdpa, for f16, bf16 and tf32: C of either sign from 2^-30
+// to 2^30 times the block's scale, so that either side dominates by up to 30 binades and each
+// floor cuts (sums and C of both signs), C zero, subnormal, NaN or inf; 1-6 rows, 16/24/37
+// columns, K with and without a partial last block.
+TEST(FdpaKernel, LateCLanesSameAsTheModel) {
+  const Format f32 = parse_format("f32"), f64 = parse_format("f64");
+  std::mt19937_64 rng(57);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int compared = 0, served = 0;
+  for (const char* in_name : {"f16", "bf16", "tf32"}) {
+    const Format in = parse_format(in_name);
+    const FdpaParams unit = find_matrix_unit("cdna3", in, f32);
+    const FdpaKernel kernel(unit, in, f32);
+    if (!kernel.row_major_b()) continue;
+    ++served;
+    const auto L = static_cast<std::size_t>(unit.block);
+    for (int t = 0; t < 24; ++t) {
+      const std::size_t rows = 1 + static_cast<std::size_t>(t) % 6;
+      const std::size_t n = t % 3 == 0 ? 16 : t % 3 == 1 ? 24 : 37;
+      const std::size_t k = L * (1 + rng() % 6) + (t % 2 ? 1 + rng() % (L - 1) : 0);
+      const auto code = [&](double x) {
+        return convert(std::bit_cast<std::uint64_t>(x), f64, in, sat).bits;
+      };
+      std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
+      for (std::uint64_t& x : a) x = code(normal(rng));
+      for (std::uint64_t& x : b) x = code(normal(rng));
+      RowsByColumns tile = rows_by_columns(rng, rows, n, k, f32, 0);
+      for (std::uint64_t& c : tile.c) {
+        const double x = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() % (1u << 23)), -23),
+                                    static_cast<int>(rng() % 61) - 30);
+        c = std::bit_cast<std::uint32_t>(static_cast<float>(rng() % 2 ? -x : x));
+        if (rng() % 16 == 0) {
+          const std::uint64_t specials[] = {0x00000000, 0x80000000, 0x00000123, 0x7F800000, 0xFFC00000};
+          c = specials[rng() % 5];
+        }
+      }
+      const DecodedOperands da = kernel.decode(a, Operand::a), db = kernel.decode(b, Operand::b);
+      std::vector<std::uint64_t> got(tile.c.size());
+      kernel.dot_many(da, tile.oa, db, tile.ob, n, k, tile.c, got);
+      for (std::size_t o = 0; o < got.size(); ++o) {
+        ASSERT_EQ(got[o], model_of_row_major(unit, {in, f32}, a, b, n, k, tile.oa[o], tile.ob[o],
+                                             tile.c[o]))
+            << in_name << " t=" << t << " rows=" << rows << " n=" << n << " k=" << k
+            << " output " << o << " c=" << tile.c[o];
+        ++compared;
+      }
+    }
+  }
+  if (served == 0)
+    GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
+                    "or the CPU has neither";
+  EXPECT_GT(compared, 5000);
+}
+
 // The host's row path (IEEE chains, pairwise groups and two-way trees on the host's fma and
 // add: up to eight rows of A against the 16 or 8 columns of a vector of a row-major B) against
 // fdpa, for every preset it serves into f32 and f64, each also with its results flushed the
