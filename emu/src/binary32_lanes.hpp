@@ -55,6 +55,25 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static F add_rz(F a, F b) {
     return _mm512_add_round_ps(a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
+  FPC_AVX512_LANES static Z subi(Z a, Z b) { return _mm512_sub_epi32(a, b); }
+  // Shifts by per-lane counts: arithmetic right (sign fill past 31), left (0 past 31).
+  FPC_AVX512_LANES static Z srav(Z x, Z n) { return _mm512_srav_epi32(x, n); }
+  FPC_AVX512_LANES static Z sllv(Z x, Z n) { return _mm512_sllv_epi32(x, n); }
+  // x with its last bit set where `bits` is nonzero (a sticky bit jammed in).
+  FPC_AVX512_LANES static Z jam(Z x, Z bits) {
+    return _mm512_mask_or_epi32(x, _mm512_test_epi32_mask(bits, bits), x, _mm512_set1_epi32(1));
+  }
+  FPC_AVX512_LANES static F min(F a, F b) { return _mm512_min_ps(a, b); }
+  FPC_AVX512_LANES static Z floor_int(F x) {
+    return _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  }
+  FPC_AVX512_LANES static F to_float_rn(Z x) {
+    return _mm512_cvt_roundepi32_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  // b in the lanes of `mask`, a elsewhere.
+  FPC_AVX512_LANES static F blend_lanes(unsigned mask, F a, F b) {
+    return _mm512_mask_blend_ps(static_cast<__mmask16>(mask), a, b);
+  }
   FPC_AVX512_LANES static F to_float_rz(Z x) {
     return _mm512_cvt_roundepi32_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
@@ -68,6 +87,9 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static unsigned lanes_in(F x, float lo, float hi) {
     return _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_GE_OQ) &
            _mm512_cmp_ps_mask(x, _mm512_set1_ps(hi), _CMP_LE_OQ);
+  }
+  FPC_AVX512_LANES static unsigned lanes_at_least(F x, float lo) {
+    return _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_GE_OQ);
   }
   FPC_AVX512_LANES static unsigned nan_inf_lanes(F x) { return _mm512_fpclass_ps_mask(x, 0x99); }
   FPC_AVX512_LANES static unsigned not_normal_lanes(F x) {
@@ -119,6 +141,22 @@ struct Avx2Lanes {
   }
   FPC_AVX2_LANES static F times_pow2(F x, F t) { return _mm256_mul_ps(x, pow2(t)); }
   FPC_AVX2_LANES static F to_float_rz(Z x) { return _mm256_cvtepi32_ps(x); }
+  FPC_AVX2_LANES static Z subi(Z a, Z b) { return _mm256_sub_epi32(a, b); }
+  FPC_AVX2_LANES static Z srav(Z x, Z n) { return _mm256_srav_epi32(x, n); }
+  FPC_AVX2_LANES static Z sllv(Z x, Z n) { return _mm256_sllv_epi32(x, n); }
+  FPC_AVX2_LANES static Z jam(Z x, Z bits) {
+    const Z zero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
+    return _mm256_or_si256(x, _mm256_andnot_si256(zero, _mm256_set1_epi32(1)));
+  }
+  FPC_AVX2_LANES static F min(F a, F b) { return _mm256_min_ps(a, b); }
+  FPC_AVX2_LANES static Z floor_int(F x) { return _mm256_cvttps_epi32(_mm256_floor_ps(x)); }
+  FPC_AVX2_LANES static F to_float_rn(Z x) { return _mm256_cvtepi32_ps(x); }  // MXCSR: RNE
+  FPC_AVX2_LANES static F blend_lanes(unsigned mask, F a, F b) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i in = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), bit), bit);
+    return _mm256_blendv_ps(a, b, _mm256_castsi256_ps(in));
+  }
   FPC_AVX2_LANES static F add_rz(F a, F b) { return _mm256_add_ps(a, b); }
   FPC_AVX2_LANES static F cut(F x, Z mask) {
     return _mm256_castsi256_ps(_mm256_and_si256(_mm256_castps_si256(x), mask));
@@ -133,6 +171,10 @@ struct Avx2Lanes {
     return static_cast<unsigned>(_mm256_movemask_ps(
         _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GE_OQ),
                       _mm256_cmp_ps(x, _mm256_set1_ps(hi), _CMP_LE_OQ))));
+  }
+  FPC_AVX2_LANES static unsigned lanes_at_least(F x, float lo) {
+    return static_cast<unsigned>(
+        _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GE_OQ)));
   }
   FPC_AVX2_LANES static unsigned nan_inf_lanes(F x) {
     return lanes(_mm256_cmpeq_epi32(field(x), _mm256_set1_epi32(0xFF)));

@@ -55,10 +55,14 @@ constexpr int kMaxLanes = 16;  // AVX-512; AVX2 has 8
 constexpr int kMaxChains = 4;
 
 // fdpa's late stage (AMD CDNA3): the fraction bits the block's sum and C keep of 2^e, C left
-// out below e - drop (negative: never), and 2^(sum_frac - c_frac).
+// out below e - drop (negative: never), and 2^(sum_frac - c_frac); with int_form, the lanes
+// where lead(C) - E >= fast_lo (or C is zero) take the int32 form (fdpa_column_lanes.inc),
+// with c_span = 29 - F and sum_span = Fs - F.
 struct LateLanes {
   float F, sum_frac, c_frac, drop;
   double ratio;
+  bool int_form;
+  float fast_lo, c_span, sum_span;
 };
 
 struct LaneTile {
@@ -247,9 +251,18 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.inv_radix = 1.0f / static_cast<float>(r);
   g.exp_offset = static_cast<float>(126.5 / r + a.min_lead + b.min_lead);
   g.ctx = &ctx;
+  // The int32 form (fdpa_column_lanes.inc) where C's floor matches (Fc = F), the sum's own
+  // floor lies at or below the unit moved up (Fs >= 29), and the block's sum stays below 2^29;
+  // C times 2^(F - E) is normal from lead(C) - E >= -100 - F; C is left out below E - drop.
+  const bool fast_form = p_.late_c_frac_bits == p_.frac_bits && p_.late_sum_frac_bits >= 29 &&
+                         (L << (p_.frac_bits + 2)) <= (std::size_t{1} << 29);
+  const int fast_lo = std::max(-100 - p_.frac_bits,
+                               p_.late_c_drop_below >= 0 ? -p_.late_c_drop_below : INT_MIN / 2);
   g.late = {static_cast<float>(p_.frac_bits), static_cast<float>(p_.late_sum_frac_bits),
             static_cast<float>(p_.late_c_frac_bits), static_cast<float>(p_.late_c_drop_below),
-            std::ldexp(1.0, p_.late_sum_frac_bits - p_.late_c_frac_bits)};
+            std::ldexp(1.0, p_.late_sum_frac_bits - p_.late_c_frac_bits),
+            fast_form, static_cast<float>(fast_lo), static_cast<float>(29 - p_.frac_bits),
+            static_cast<float>(p_.late_sum_frac_bits - p_.frac_bits)};
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
     const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
     const Ctx& x = *static_cast<const Ctx*>(cp);
