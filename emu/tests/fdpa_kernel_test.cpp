@@ -498,8 +498,9 @@ TEST(FdpaKernel, SubsumRowsSameAsTheModel) {
 // then C added: the sum floored to 31 fraction bits of the larger exponent, C to 24, one
 // rounding to nearest even) against fdpa, for f16, bf16 and tf32: C of either sign from 2^-30
 // to 2^30 times the block's scale, so that either side dominates by up to 30 binades and each
-// floor cuts (sums and C of both signs), C zero, subnormal, NaN or inf; 1-6 rows, 16/24/37
-// columns, K with and without a partial last block.
+// floor cuts (sums and C of both signs), C zero, subnormal, NaN or inf; and a sum whose last
+// bit the unit's floor drops ahead of a tie with C; 1-6 rows, 16/24/37 columns, K with and
+// without a partial last block.
 TEST(FdpaKernel, LateCLanesSameAsTheModel) {
   const Format f32 = parse_format("f32"), f64 = parse_format("f64");
   std::mt19937_64 rng(57);
@@ -524,8 +525,24 @@ TEST(FdpaKernel, LateCLanesSameAsTheModel) {
       std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
       for (std::uint64_t& x : a) x = code(normal(rng));
       for (std::uint64_t& x : b) x = code(normal(rng));
+      // Every block: 1 + 2^-16 + 2^-24 against C = 2^8 (+ 2^-15): C leads by 8 binades, so the
+      // unit floors the sum at 2^-23 (dropping 2^-24) before C meets it, and 2^-16 is half
+      // C's last place: a tie, to even.
+      const bool tie = t % 6 == 5;
+      if (tie) {
+        const double values[] = {1.0, 0x1p-8, 0x1p-12};
+        for (std::size_t i = 0; i < k; ++i) {
+          const double v = i % L < 3 ? values[i % L] : 0.0;
+          for (std::size_t r = 0; r < rows; ++r) a[r * k + i] = code(v);
+          for (std::size_t j = 0; j < n; ++j) b[i * n + j] = code(v);
+        }
+      }
       RowsByColumns tile = rows_by_columns(rng, rows, n, k, f32, 0);
       for (std::uint64_t& c : tile.c) {
+        if (tie) {
+          c = rng() % 2 ? 0x43800000 : 0x43800001;  // 2^8 (+ 2^-15)
+          continue;
+        }
         const double x = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() % (1u << 23)), -23),
                                     static_cast<int>(rng() % 61) - 30);
         c = std::bit_cast<std::uint32_t>(static_cast<float>(rng() % 2 ? -x : x));
