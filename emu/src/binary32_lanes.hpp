@@ -165,7 +165,8 @@ struct Avx2Lanes {
     return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
   }
   FPC_AVX2_LANES static unsigned zero_lanes(F x) {
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ)));
+    return static_cast<unsigned>(
+        _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ)));
   }
   FPC_AVX2_LANES static unsigned lanes_in(F x, float lo, float hi) {
     return static_cast<unsigned>(_mm256_movemask_ps(

@@ -20,7 +20,8 @@
 // With late C (AMD CDNA3) C is no term of the block: e = max E_k, and fdpa's late stage adds C
 // to the block's sum (late_stage): with e' = max(e, lead(C)), the sum floored to
 // late_sum_frac_bits fraction bits of 2^e', C to late_c_frac_bits (left out below e' -
-// late_c_drop_below), their exact sum (binary64) rounded once to nearest even.
+// late_c_drop_below), their exact sum rounded once to nearest even: in int32 for most lanes
+// (fdpa_column_lanes.inc), in binary64 for the rest.
 // Zero terms' exponent cannot matter here: every nonzero product's E is at least zero_exp. A
 // lane whose block has no nonzero product, whose C is NaN or inf, whose sum with C wraps int32,
 // or whose result is zero, subnormal or out of range takes the long way (FdpaKernel::block).
@@ -56,8 +57,8 @@ constexpr int kMaxChains = 4;
 
 // fdpa's late stage (AMD CDNA3): the fraction bits the block's sum and C keep of 2^e, C left
 // out below e - drop (negative: never), and 2^(sum_frac - c_frac); with int_form, the lanes
-// where lead(C) - E >= fast_lo (or C is zero) take the int32 form (fdpa_column_lanes.inc),
-// with c_span = 29 - F and sum_span = Fs - F.
+// where lead(C) - E >= fast_lo take the int32 form (fdpa_column_lanes.inc; a zero C there only
+// with AVX2, whose exponent of zero is -127), with c_span = 29 - F and sum_span = Fs - F.
 struct LateLanes {
   float F, sum_frac, c_frac, drop;
   double ratio;
@@ -123,7 +124,8 @@ FPC_AVX512_LANES __m512 late_stage(Avx512Lanes, __m512i s, __m512 E, __m512 c,
 // 2^k as binary64 for four integral k (|k| < 1000).
 FPC_AVX2_LANES __m256d pow2d(__m128 k) {
   const __m256i k64 = _mm256_cvtepi32_epi64(_mm_cvttps_epi32(k));
-  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(k64, _mm256_set1_epi64x(1023)), 52));
+  return _mm256_castsi256_pd(
+      _mm256_slli_epi64(_mm256_add_epi64(k64, _mm256_set1_epi64x(1023)), 52));
 }
 // As the AVX-512 late_half, four lanes; the rounding by MXCSR (nearest even here).
 FPC_AVX2_LANES __m128 late_half(__m256d s, __m256d c, __m128 k1, __m128 k2, __m128 k3,

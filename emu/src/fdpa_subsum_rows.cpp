@@ -61,8 +61,8 @@ namespace avx2_rows {
 }  // namespace avx2_rows
 
 template <int R>
-[[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]] void subsum_rows_avx512(const SubsumRowsTile& g,
-                                                                     std::uint32_t* c) {
+[[gnu::target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")]] void subsum_rows_avx512(
+    const SubsumRowsTile& g, std::uint32_t* c) {
   avx512_rows::subsum_rows_body<Avx512Lanes, R>(g, c);
 }
 template <int R>

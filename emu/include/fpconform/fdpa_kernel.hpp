@@ -7,8 +7,9 @@
 // general code of that block. Blocks whose aligned products sum within int32 run in two passes
 // (the C-free alignment and sum of every block first, then the chain through C), eight dot
 // products at a time. Two variants of the fused block have paths of their own, a late C
-// (CDNA3, fdpa_late_c.cpp) and exact sub-sums (the fp4 kinds with unit scales,
-// fdpa_subsum.cpp); so does the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded
+// (CDNA3, fdpa_late_c.cpp; with B row-major, the column lanes) and exact sub-sums (the fp4
+// kinds with unit scales, fdpa_subsum.cpp; with B row-major, binary32 lanes,
+// fdpa_subsum_rows.cpp); so does the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded
 // to binary16 by a magic constant; with B row-major, AVX512-FP16's own fma where the CPU has it,
 // else on AVX-512 binary32 rounded to odd, then to binary16).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
@@ -103,8 +104,8 @@ class FdpaKernel {
   }
   // Whether dot_many runs fastest with b row-major: sixteen (AVX-512) or eight (AVX2)
   // consecutive columns (offset_b consecutive, stride_b at least that, one offset_a) run in the
-  // lanes of one vector (the column lanes, the host path's rows, the binary16 chain's rows on
-  // AVX512-FP16). Other b layouts are served too, by the paths for a contiguous column (strided
+  // lanes of one vector (the column lanes, the host path's rows, the binary16 chain's, the exact
+  // units' and the sub-sums' row forms). Other b layouts are served too, by the paths for a contiguous column (strided
   // columns gathered).
   bool row_major_b() const {
     return column_lanes_ || host_ != nullptr || f16_rows_ || exact_rows_ || subsum_rows_;
