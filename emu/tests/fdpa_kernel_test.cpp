@@ -498,8 +498,9 @@ TEST(FdpaKernel, SubsumRowsSameAsTheModel) {
 // then C added: the sum floored to 31 fraction bits of the larger exponent, C to 24, one
 // rounding to nearest even) against fdpa, for f16, bf16 and tf32: C of either sign from 2^-30
 // to 2^30 times the block's scale, so that either side dominates by up to 30 binades and each
-// floor cuts (sums and C of both signs), C zero, subnormal, NaN or inf; and a sum whose last
-// bit the unit's floor drops ahead of a tie with C; 1-6 rows, 16/24/37 columns, K with and
+// floor cuts (sums and C of both signs), C zero, subnormal, NaN or inf; operands near 2^12
+// against a C below 2^-100 (the binary64 stage's lanes); and a sum whose last bit the unit's
+// floor drops ahead of a tie with C; 1-6 rows, 16/24/37 columns, K with and
 // without a partial last block.
 TEST(FdpaKernel, LateCLanesSameAsTheModel) {
   const Format f32 = parse_format("f32"), f64 = parse_format("f64");
@@ -522,9 +523,13 @@ TEST(FdpaKernel, LateCLanesSameAsTheModel) {
       const auto code = [&](double x) {
         return convert(std::bit_cast<std::uint64_t>(x), f64, in, sat).bits;
       };
+      // Operands near 2^12 against a C of 2^-100 or below (a subnormal, either sign): C trails
+      // the block by more than the int32 form takes, so the binary64 stage floors it.
+      const bool tiny_c = t % 6 == 4;
+      const double scale = tiny_c ? 0x1p12 : 1.0;
       std::vector<std::uint64_t> a(rows * k), b(k * n);  // both row-major
-      for (std::uint64_t& x : a) x = code(normal(rng));
-      for (std::uint64_t& x : b) x = code(normal(rng));
+      for (std::uint64_t& x : a) x = code(scale * normal(rng));
+      for (std::uint64_t& x : b) x = code(scale * normal(rng));
       // Every block: 1 + 2^-16 + 2^-24 against C = 2^8 (+ 2^-15): C leads by 8 binades, so the
       // unit floors the sum at 2^-23 (dropping 2^-24) before C meets it, and 2^-16 is half
       // C's last place: a tie, to even.
@@ -541,6 +546,12 @@ TEST(FdpaKernel, LateCLanesSameAsTheModel) {
       for (std::uint64_t& c : tile.c) {
         if (tie) {
           c = rng() % 2 ? 0x43800000 : 0x43800001;  // 2^8 (+ 2^-15)
+          continue;
+        }
+        if (tiny_c) {  // ~2^-101, subnormal, or -2^-149 (C 2^(F - E) below 2^-150)
+          c = (rng() % 2 ? 0x80000000 : 0) | (rng() % 2 ? 0x0D000000 | (rng() & 0x7FFFFF)
+                                                         : rng() & 0x7FFFFF);
+          if (rng() % 4 == 0) c = 0x80000001;
           continue;
         }
         const double x = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() % (1u << 23)), -23),
