@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
 #include "binary32_lanes.hpp"
 #include "host_fp_mode.hpp"
@@ -94,13 +93,8 @@ int max_rows(int width) { return width == 16 ? 8 : 6; }
 
 }  // namespace
 
-int FdpaKernel::subsum_rows_width() {
-#if defined(__x86_64__)
-  if (avx512_dispatch()) return 16;
-  if (!portable_dispatch() && cpu_features().avx2 && cpu_features().fma) return 8;
-#endif
-  return 0;
-}
+// The exact row form's instruction sets (AVX-512; AVX2 with FMA), the same widths.
+int FdpaKernel::subsum_rows_width() { return exact_rows_width(); }
 
 bool FdpaKernel::subsum_rows_serve(const FdpaParams& p, const FdpaFormats& f) {
   const int lsb0 = f.a.emin() - f.a.man_bits + f.b.emin() - f.b.man_bits;
