@@ -16,15 +16,17 @@
 //   q_k = trunc(a_k b_k 2^(F - e)), S = sum q_k + trunc(C 2^(F - e)) in int32 (truncating the
 //         magnitude is the unit's alignment; each q_k < 2^(F + 2), L of them within int32);
 //   the result: S converted to fp32 toward zero (embedded rounding, or MXCSR with AVX2), cut
-//         to `keep` bits, times 2^(e - F).
+//         to `keep` bits, times 2^(e - F) toward zero (+0 for S = 0, the largest finite value
+//         past it: the model's results).
 // With late C (AMD CDNA3) C is no term of the block: e = max E_k, and fdpa's late stage adds C
 // to the block's sum (late_stage): with e' = max(e, lead(C)), the sum floored to
 // late_sum_frac_bits fraction bits of 2^e', C to late_c_frac_bits (left out below e' -
 // late_c_drop_below), their exact sum rounded once to nearest even: in int32 for most lanes
 // (fdpa_column_lanes.inc), in binary64 for the rest.
 // Zero terms' exponent cannot matter here: every nonzero product's E is at least zero_exp. A
-// lane whose block has no nonzero product, whose C is NaN or inf, whose sum with C wraps int32,
-// or whose result is zero, subnormal or out of range takes the long way (FdpaKernel::block).
+// lane whose block has no nonzero product, whose C is NaN or inf, or whose sum with C wraps
+// int32 takes the long way (FdpaKernel::block), and with late C one whose result is zero,
+// subnormal or inf.
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -68,10 +70,10 @@ struct LateLanes {
 
 struct LaneTile {
   const float *av[kMaxChains], *ap[kMaxChains], *bv[kMaxChains], *bp[kMaxChains];
-  // With sum_exp: the operands' lead_power, 1/r, and 126.5 / r plus the two least leads.
+  // With sum_exp: the operands' lead_power, 1/r, and the two least leads added.
   const float *apow[kMaxChains], *bpow[kMaxChains];
   bool sum_exp;
-  float inv_radix, exp_offset;
+  float inv_radix, least_lead;
   std::size_t stride, nblocks;
   int F, keep;
   bool may_wrap;  // L aligned products and C can pass 2^31: L 2^(F + 2) + 2^(F + 1) > 2^31
@@ -155,6 +157,75 @@ FPC_AVX2_LANES __m256 late_stage(Avx2Lanes, __m256i s, __m256 E, __m256 c, const
                               _mm256_extractf128_ps(k3, 1), ratio);
   return _mm256_set_m128(hi, lo);
 }
+
+// The blocks' exponents e (X) and the powers of two they scale by, per lane type.
+template <class I>
+struct ExponentsOf;
+
+// As floats: getexp and scalef (scalef floors its exponent).
+template <>
+struct ExponentsOf<Avx512Lanes> {
+  using X = __m512;
+  __m512 f, inv_radix, offset;
+  FPC_AVX512_LANES ExponentsOf(int F, float inv_r, float least)
+      : f(_mm512_set1_ps(static_cast<float>(F))), inv_radix(_mm512_set1_ps(inv_r)),
+        offset(_mm512_set1_ps(126.5f * inv_r + least)) {}
+  // The largest E_k from the largest 2^E_k.
+  FPC_AVX512_LANES X of_max(__m512 top) const { return _mm512_getexp_ps(top); }
+  // From the sum of 2^(r t - 126) (t: E_k less the least leads), in [2^(r t - 126),
+  // 2^(r t - 126 + r - 1)] for the largest t: floor((exponent + 126.5) / r) + least.
+  FPC_AVX512_LANES X of_sum(__m512 top) const {
+    return _mm512_roundscale_ps(_mm512_fmadd_ps(_mm512_getexp_ps(top), inv_radix, offset),
+                                _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  }
+  FPC_AVX512_LANES X of(__m512 c) const { return _mm512_getexp_ps(c); }
+  FPC_AVX512_LANES X max(X a, X b) const { return _mm512_max_ps(a, b); }
+  FPC_AVX512_LANES __m512 value(X e) const { return e; }
+  // 2^(F - e), and x 2^(e - F) toward zero (past the largest finite value: that value).
+  FPC_AVX512_LANES __m512 down(X e) const {
+    return _mm512_scalef_ps(_mm512_set1_ps(1.0f), _mm512_sub_ps(f, e));
+  }
+  FPC_AVX512_LANES __m512 up(__m512 x, X e) const {
+    return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  }
+};
+
+// As biased int32 (the exponent field: e + 127), so that the powers of two are one shift
+// from it and an exponent two shifts from its value.
+template <>
+struct ExponentsOf<Avx2Lanes> {
+  using X = __m256i;
+  __m256i down_bias, up_bias;
+  __m256 inv_radix, offset;
+  FPC_AVX2_LANES ExponentsOf(int F, float inv_r, float least)
+      : down_bias(_mm256_set1_epi32(F + 254)), up_bias(_mm256_set1_epi32(F)),
+        inv_radix(_mm256_set1_ps(inv_r)), offset(_mm256_set1_ps(-0.5f * inv_r + least + 127)) {}
+  // top >= 0; zero only in the lanes that take the long way.
+  FPC_AVX2_LANES X of_max(__m256 top) const {
+    return _mm256_srli_epi32(_mm256_castps_si256(top), 23);
+  }
+  // As the AVX-512 of_sum with the bias added: (field - 0.5) / r + least + 127 > 0 (least >=
+  // -126), so that truncating floors.
+  FPC_AVX2_LANES X of_sum(__m256 top) const {
+    const __m256 field = _mm256_cvtepi32_ps(_mm256_srli_epi32(_mm256_castps_si256(top), 23));
+    return _mm256_cvttps_epi32(_mm256_fmadd_ps(field, inv_radix, offset));
+  }
+  // 0 for zero and subnormals, which never exceed a block's products here.
+  FPC_AVX2_LANES X of(__m256 c) const {
+    return _mm256_srli_epi32(_mm256_slli_epi32(_mm256_castps_si256(c), 1), 24);
+  }
+  FPC_AVX2_LANES X max(X a, X b) const { return _mm256_max_epi32(a, b); }
+  FPC_AVX2_LANES __m256 value(X e) const {
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(e, _mm256_set1_epi32(127)));
+  }
+  FPC_AVX2_LANES __m256 down(X e) const {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(down_bias, e), 23));
+  }
+  // x 2^(e - F) toward zero: the caller's MXCSR.
+  FPC_AVX2_LANES __m256 up(__m256 x, X e) const {
+    return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(e, up_bias), 23)));
+  }
+};
 
 // GCC's SLP vectorizer packs the chains' lane masks into a vector each block (mask moves,
 // shifts, a vector OR): slower than their scalar ORs (volta -3%).
@@ -259,7 +330,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.sum_exp = a.lead_radix == r && b.lead_radix == r &&
               r * ((a.max_lead - a.min_lead) + (b.max_lead - b.min_lead) + 1) <= 254;
   g.inv_radix = 1.0f / static_cast<float>(r);
-  g.exp_offset = static_cast<float>(126.5 / r + a.min_lead + b.min_lead);
+  g.least_lead = static_cast<float>(a.min_lead + b.min_lead);
   g.ctx = &ctx;
   // The int32 form (fdpa_column_lanes.inc) where C's floor matches (Fc = F), the sum's own
   // floor lies at or below the unit moved up (Fs >= 29), and the block's sum stays below 2^29;

@@ -683,6 +683,47 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
         << "output " << o;
 }
 
+// The column lanes at the top of fp32's range (ampere bf16): C near 2^128 and products near
+// 2^120 whose block sums carry it past the largest finite value, or not; the lanes must hand
+// those blocks to the model (toward zero: the largest finite value), not scale an int32 sum into
+// inf themselves.
+TEST(FdpaKernel, ColumnLanesNearTheTopOfTheRange) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams p = find_matrix_unit("ampere", bf16, f32);
+  const FdpaKernel kernel(p, bf16, f32);
+  if (!kernel.row_major_b())
+    GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
+                    "or the CPU has neither";
+  std::mt19937_64 rng(11);
+  constexpr std::size_t rows = 3, n = 16, k = 64;
+  auto code = [&] {  // 2^59 .. 2^60 (bf16 exponent field 186 .. 187), either sign, mostly +
+    return ((rng() % 4 == 0 ? 1u : 0u) << 15) | ((186u + rng() % 2) << 7) | (rng() & 0x7F);
+  };
+  std::vector<std::uint64_t> a(rows * k), b(k * n);
+  for (auto& v : a) v = code();
+  for (auto& v : b) v = code();
+  const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+  std::vector<std::size_t> oa, ob;
+  std::vector<std::uint64_t> c;
+  const std::uint64_t cs[] = {0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000, 0x7F700000, 0x7F600000,
+                              0x3F800000};
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < n; ++j) {
+      oa.push_back(r * k);
+      ob.push_back(j);
+      c.push_back(cs[rng() % std::size(cs)]);
+    }
+  std::vector<std::uint64_t> got(c.size());
+  kernel.dot_many(da, oa, db, ob, n, k, c, got);
+  int saturated = 0;
+  for (std::size_t o = 0; o < c.size(); ++o) {
+    const std::uint64_t want = model_of_row_major(p, {bf16, f32}, a, b, n, k, oa[o], ob[o], c[o]);
+    ASSERT_EQ(got[o], want) << "output " << o << " c=" << c[o];
+    saturated += (want & 0x7FFFFFFF) == 0x7F7FFFFF && (c[o] & 0x7FFFFFFF) != 0x7F7FFFFF;
+  }
+  EXPECT_GT(saturated, 0);  // some sums do pass the largest finite value
+}
+
 // The late-C path's eight lanes (CDNA3: dot_many with eight columns): C far below the block
 // (dropped for fp8, floored for the others: tiny negative C moves the result), far above it,
 // zero of either sign, subnormal, NaN and inf, against fdpa column by column.
