@@ -23,6 +23,10 @@
 namespace fpconform {
 namespace {
 
+constexpr const char* kNoColumnLanes =
+    "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable or the CPU has "
+    "neither";
+
 // The preset's unit for in -> out, if it models that output.
 std::optional<FdpaParams> unit_for(const MatrixUnitEntry& e, const Format& in, const Format& out) {
   try {
@@ -400,8 +404,7 @@ TEST(FdpaKernel, ColumnLanesSameAsTheModel) {
     }
   }
   if (served == 0)
-    GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
-                    "or the CPU has neither";
+    GTEST_SKIP() << kNoColumnLanes;
   EXPECT_GT(compared, 5000);
 }
 
@@ -575,8 +578,7 @@ TEST(FdpaKernel, LateCLanesSameAsTheModel) {
     }
   }
   if (served == 0)
-    GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
-                    "or the CPU has neither";
+    GTEST_SKIP() << kNoColumnLanes;
   EXPECT_GT(compared, 5000);
 }
 
@@ -645,6 +647,28 @@ TEST(FdpaKernel, HostRowsSameAsTheModel) {
   EXPECT_GT(compared, 40000);
 }
 
+// dot_many over rows of A (row-major, k each) against n columns of a row-major B, one C per
+// output (rows * n), each output asserted equal to the model's; returns them.
+std::vector<std::uint64_t> column_lanes_as_model(const FdpaKernel& kernel, const FdpaParams& p,
+                                                 const FdpaFormats& f,
+                                                 const std::vector<std::uint64_t>& a,
+                                                 const std::vector<std::uint64_t>& b,
+                                                 std::size_t n, std::size_t k,
+                                                 const std::vector<std::uint64_t>& c) {
+  const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+  std::vector<std::size_t> oa, ob;
+  for (std::size_t o = 0; o < c.size(); ++o) {
+    oa.push_back(o / n * k);
+    ob.push_back(o % n);
+  }
+  std::vector<std::uint64_t> got(c.size());
+  kernel.dot_many(da, oa, db, ob, n, k, c, got);
+  for (std::size_t o = 0; o < c.size(); ++o)
+    EXPECT_EQ(got[o], model_of_row_major(p, f, a, b, n, k, oa[o], ob[o], c[o]))
+        << "output " << o << " c=" << c[o];
+  return got;
+}
+
 // The column lanes where zero terms sit above C: a unit with zero_exp = -10, operands of
 // magnitude >= 2^-4 (so every nonzero product is above the zero terms), a row of A all zeros
 // (every block's products zero: C alone, cut at the zero terms' exponent), and C tiny or
@@ -655,8 +679,7 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
   p.zero_exp = -10;
   const FdpaKernel kernel(p, f16, f32);
   if (!kernel.row_major_b())
-    GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
-                    "or the CPU has neither";
+    GTEST_SKIP() << kNoColumnLanes;
   std::mt19937_64 rng(3);
   constexpr std::size_t rows = 2, n = 16, k = 256;
   auto code = [&] {  // 2^-4 .. 2^4, either sign
@@ -667,33 +690,21 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
   for (auto& v : a) v = code();
   for (auto& v : b) v = code();
   for (std::size_t i = 0; i < k; ++i) a[i] = 0;  // row 0: every block's products zero
-  const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
-  std::vector<std::size_t> oa, ob;
-  std::vector<std::uint64_t> c;
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < n; ++j) {
-      oa.push_back(r * k);
-      ob.push_back(j);
-      c.push_back(j % 2 ? 0x30800000 | (rng() & 0x7FFFFF) : 0x3F800000 | (rng() & 0x7FFFFF));
-    }
-  std::vector<std::uint64_t> got(c.size());
-  kernel.dot_many(da, oa, db, ob, n, k, c, got);
+  std::vector<std::uint64_t> c(rows * n);
   for (std::size_t o = 0; o < c.size(); ++o)
-    ASSERT_EQ(got[o], model_of_row_major(p, {f16, f32}, a, b, n, k, oa[o], ob[o], c[o]))
-        << "output " << o;
+    c[o] = o % 2 ? 0x30800000 | (rng() & 0x7FFFFF) : 0x3F800000 | (rng() & 0x7FFFFF);
+  column_lanes_as_model(kernel, p, {f16, f32}, a, b, n, k, c);
 }
 
 // The column lanes at the top of fp32's range (ampere bf16): C near 2^128 and products near
-// 2^120 whose block sums carry it past the largest finite value, or not; the lanes must hand
-// those blocks to the model (toward zero: the largest finite value), not scale an int32 sum into
-// inf themselves.
+// 2^120 whose block sums carry it past the largest finite value, or not: the lanes' result
+// there is the model's (toward zero: the largest finite value), not inf.
 TEST(FdpaKernel, ColumnLanesNearTheTopOfTheRange) {
   const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
   const FdpaParams p = find_matrix_unit("ampere", bf16, f32);
   const FdpaKernel kernel(p, bf16, f32);
   if (!kernel.row_major_b())
-    GTEST_SKIP() << "the column lanes need AVX2 or AVX-512, and FPCONFORM_DISPATCH is portable "
-                    "or the CPU has neither";
+    GTEST_SKIP() << kNoColumnLanes;
   std::mt19937_64 rng(11);
   constexpr std::size_t rows = 3, n = 16, k = 64;
   auto code = [&] {  // 2^59 .. 2^60 (bf16 exponent field 186 .. 187), either sign, mostly +
@@ -702,25 +713,14 @@ TEST(FdpaKernel, ColumnLanesNearTheTopOfTheRange) {
   std::vector<std::uint64_t> a(rows * k), b(k * n);
   for (auto& v : a) v = code();
   for (auto& v : b) v = code();
-  const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
-  std::vector<std::size_t> oa, ob;
-  std::vector<std::uint64_t> c;
   const std::uint64_t cs[] = {0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000, 0x7F700000, 0x7F600000,
                               0x3F800000};
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < n; ++j) {
-      oa.push_back(r * k);
-      ob.push_back(j);
-      c.push_back(cs[rng() % std::size(cs)]);
-    }
-  std::vector<std::uint64_t> got(c.size());
-  kernel.dot_many(da, oa, db, ob, n, k, c, got);
+  std::vector<std::uint64_t> c(rows * n);
+  for (auto& v : c) v = cs[rng() % std::size(cs)];
+  const std::vector<std::uint64_t> got = column_lanes_as_model(kernel, p, {bf16, f32}, a, b, n, k, c);
   int saturated = 0;
-  for (std::size_t o = 0; o < c.size(); ++o) {
-    const std::uint64_t want = model_of_row_major(p, {bf16, f32}, a, b, n, k, oa[o], ob[o], c[o]);
-    ASSERT_EQ(got[o], want) << "output " << o << " c=" << c[o];
-    saturated += (want & 0x7FFFFFFF) == 0x7F7FFFFF && (c[o] & 0x7FFFFFFF) != 0x7F7FFFFF;
-  }
+  for (std::size_t o = 0; o < c.size(); ++o)
+    saturated += (got[o] & 0x7FFFFFFF) == 0x7F7FFFFF && (c[o] & 0x7FFFFFFF) != 0x7F7FFFFF;
   EXPECT_GT(saturated, 0);  // some sums do pass the largest finite value
 }
 
