@@ -165,28 +165,34 @@ struct ExponentsOf;
 // As floats: getexp and scalef (scalef floors its exponent).
 template <>
 struct ExponentsOf<Avx512Lanes> {
+  // e as a float whose ceiling is the exponent: of_sum leaves its floor out (a non-integer at
+  // least 1/(2r) from the integers), and scalef floors its exponent: floor(F - e) = F - ceil(e),
+  // floor(e - (F - 1 + 1/(4r))) = ceil(e) - F.
   using X = __m512;
-  __m512 f, inv_radix, offset;
+  __m512 f, f_up, inv_radix, offset;
   FPC_AVX512_LANES ExponentsOf(int F, float inv_r, float least)
-      : f(_mm512_set1_ps(static_cast<float>(F))), inv_radix(_mm512_set1_ps(inv_r)),
-        offset(_mm512_set1_ps(126.5f * inv_r + least)) {}
+      : f(_mm512_set1_ps(static_cast<float>(F))),
+        f_up(_mm512_set1_ps(static_cast<float>(F) - 1 + 0.25f * inv_r)),
+        inv_radix(_mm512_set1_ps(inv_r)), offset(_mm512_set1_ps(126.5f * inv_r + least - 1)) {}
   // The largest E_k from the largest 2^E_k.
   FPC_AVX512_LANES X of_max(__m512 top) const { return _mm512_getexp_ps(top); }
   // From the sum of 2^(r t - 126) (t: E_k less the least leads), in [2^(r t - 126),
-  // 2^(r t - 126 + r - 1)] for the largest t: floor((exponent + 126.5) / r) + least.
+  // 2^(r t - 126 + r - 1)] for the largest t: floor((exponent + 126.5) / r) + least, the
+  // ceiling of this less one.
   FPC_AVX512_LANES X of_sum(__m512 top) const {
-    return _mm512_roundscale_ps(_mm512_fmadd_ps(_mm512_getexp_ps(top), inv_radix, offset),
-                                _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    return _mm512_fmadd_ps(_mm512_getexp_ps(top), inv_radix, offset);
   }
   FPC_AVX512_LANES X of(__m512 c) const { return _mm512_getexp_ps(c); }
   FPC_AVX512_LANES X max(X a, X b) const { return _mm512_max_ps(a, b); }
-  FPC_AVX512_LANES __m512 value(X e) const { return e; }
+  FPC_AVX512_LANES __m512 value(X e) const {
+    return _mm512_roundscale_ps(e, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+  }
   // 2^(F - e), and x 2^(e - F) toward zero (past the largest finite value: that value).
   FPC_AVX512_LANES __m512 down(X e) const {
     return _mm512_scalef_ps(_mm512_set1_ps(1.0f), _mm512_sub_ps(f, e));
   }
   FPC_AVX512_LANES __m512 up(__m512 x, X e) const {
-    return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f_up), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
 };
 
