@@ -164,10 +164,12 @@ double sum_squares(int width, const double* x, std::size_t k) {
 // binary32 is zero, subnormal, inf or NaN) stops: stop[lane] is the product its failing step
 // begins at and c[lane] the C it began from; the caller finishes it. stop: in, k for a lane
 // still running.
-template <int R>
+// FixedL: L known when compiled (0: the argument).
+template <int R, int FixedL>
 [[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] void exact_steps_rows_avx512(
     const double* const* a, const double* b, std::size_t stride, std::size_t i0,
-    std::size_t steps, int L, double* c, std::size_t* stop) {
+    std::size_t steps, int step_length, double* c, std::size_t* stop) {
+  const int L = FixedL > 0 ? FixedL : step_length;
   constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
   constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -240,10 +242,16 @@ template <int R>
 using StepsFn = void (*)(const double* const*, const double*, std::size_t, std::size_t,
                          std::size_t, int, double*, std::size_t*);
 constexpr int kMaxStepRows = 4;  // four accumulators per row
-StepsFn steps_fn(int r) {
-  constexpr StepsFn fns[] = {exact_steps_rows_avx512<1>, exact_steps_rows_avx512<2>,
-                             exact_steps_rows_avx512<3>, exact_steps_rows_avx512<4>};
+template <int FixedL>
+StepsFn steps_fn_of(int r) {
+  constexpr StepsFn fns[] = {
+      exact_steps_rows_avx512<1, FixedL>, exact_steps_rows_avx512<2, FixedL>,
+      exact_steps_rows_avx512<3, FixedL>, exact_steps_rows_avx512<4, FixedL>};
   return fns[r - 1];
+}
+// Steps of two and four products (bf16 and f16 on CDNA1) with their loop unrolled.
+StepsFn steps_fn(int r, std::size_t L) {
+  return L == 4 ? steps_fn_of<4>(r) : L == 2 ? steps_fn_of<2>(r) : steps_fn_of<0>(r);
 }
 #else
 int max_rows(int) { return 1; }
@@ -378,8 +386,8 @@ void FdpaKernel::dot_exact_steps_rows(const DecodedOperands& a, const double* va
       const double* rows[kMaxStepRows];
       for (int j = 0; j < r; ++j) rows[j] = va + offset_a[first + j];
       const std::size_t whole = k / L, rest = k % L;
-      steps_fn(r)(rows, bb, stride_b, 0, whole, static_cast<int>(L), c, stop);
-      if (rest) steps_fn(r)(rows, bb, stride_b, whole * L, 1, static_cast<int>(rest), c, stop);
+      steps_fn(r, L)(rows, bb, stride_b, 0, whole, static_cast<int>(L), c, stop);
+      if (rest) steps_fn(r, rest)(rows, bb, stride_b, whole * L, 1, static_cast<int>(rest), c, stop);
       for (int j = 0; j < r; ++j)
         for (int l = 0; l < w; ++l) {
           std::uint64_t& x = dr[j * w + l];
