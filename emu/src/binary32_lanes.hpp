@@ -40,16 +40,12 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
   FPC_AVX512_LANES static F add(F a, F b) { return _mm512_add_ps(a, b); }
   FPC_AVX512_LANES static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
-  FPC_AVX512_LANES static F floor(F x) {
-    return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-  }
   FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
   FPC_AVX512_LANES static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
   FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
   FPC_AVX512_LANES static Z truncate(F x) { return _mm512_cvttps_epi32(x); }
   // floor(log2 |x|) of a nonzero x, subnormals too; -inf for zero.
   FPC_AVX512_LANES static F exponent(F x) { return _mm512_getexp_ps(x); }
-  FPC_AVX512_LANES static F pow2(F t) { return _mm512_scalef_ps(_mm512_set1_ps(1.0f), t); }
   FPC_AVX512_LANES static F times_pow2(F x, F t) { return _mm512_scalef_ps(x, t); }
   // a + b rounded toward zero.
   FPC_AVX512_LANES static F add_rz(F a, F b) {
@@ -123,7 +119,6 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
   FPC_AVX2_LANES static F add(F a, F b) { return _mm256_add_ps(a, b); }
   FPC_AVX2_LANES static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
-  FPC_AVX2_LANES static F floor(F x) { return _mm256_floor_ps(x); }
   FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
   FPC_AVX2_LANES static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
   FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }

@@ -21,7 +21,9 @@
 // p_1 + ... + p_L)) has a row form on AVX-512 too: each step summed twice, rounding downward
 // and upward (embedded rounding), so that the exact sum lies between; where both give the same
 // normal binary32, that is the step's result (exact_steps_rows_avx512). A lane where they part
-// finishes from that step by FdpaKernel::dot.
+// finishes from that step by FdpaKernel::dot. Before that, groups of steps are tried as one sum
+// each, kept where MXCSR's inexact flag stays clear (every fma exact: most steps of short
+// operands), at half the fmas (exact_steps_at_once).
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -164,6 +166,57 @@ double sum_squares(int width, const double* x, std::size_t k) {
 // binary32 is zero, subnormal, inf or NaN) stops: stop[lane] is the product its failing step
 // begins at and c[lane] the C it began from; the caller finishes it. stop: in, k for a lane
 // still running.
+// fpclass: NaN (quiet, signalling), +-0, +-inf, subnormal
+constexpr int kNotNormal = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80;
+constexpr unsigned kInexactFlag = 0x20;  // MXCSR's PE
+
+// `steps` steps from i on, each summed once (fmas rounded by MXCSR, which is IEEE's default
+// here: fdpa_host.hpp's DefaultHostFpMode), taken only where no fma was inexact (MXCSR's flag)
+// and every live lane's step result is a normal binary32: then each sum is the exact sum, and
+// one conversion its rounding, as where exact_steps_rows_avx512's two sums agree. Most steps of
+// short operands sum exactly in binary64 (a step of four f16 products and a binary32 C spans
+// far fewer than 53 bits unless the operands' magnitudes do), at half the fmas of two sums.
+template <int R, int FixedL>
+[[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] [[gnu::always_inline]] inline bool
+exact_steps_at_once(const double* const* a, const double* b, std::size_t stride, std::size_t i,
+                    std::size_t steps, int L, __m512d* c0, __m512d* c1, const __mmask16* live) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __m512d s0[R], s1[R];
+  for (int j = 0; j < R; ++j) s0[j] = c0[j], s1[j] = c1[j];
+  _mm_setcsr(0x1F80u);  // the default mode, its flags cleared
+  // The fmas after the flags' clearing and before their reading (GCC does not order
+  // floating-point operations against MXCSR's builtins).
+  for (int j = 0; j < R; ++j) asm volatile("" : "+v"(s0[j]), "+v"(s1[j]));
+  unsigned bad = 0;
+  for (std::size_t step = 0; step < steps; ++step, i += static_cast<std::size_t>(L)) {
+    for (int t = 0; t < L; ++t) {
+      const __m512d y0 = _mm512_loadu_pd(b + (i + t) * stride);
+      const __m512d y1 = _mm512_loadu_pd(b + (i + t) * stride + 8);
+#pragma GCC unroll 4
+      for (int j = 0; j < R; ++j) {
+        const __m512d x = _mm512_set1_pd(a[j][i + t]);
+        s0[j] = _mm512_fmadd_pd(x, y0, s0[j]);
+        s1[j] = _mm512_fmadd_pd(x, y1, s1[j]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < R; ++j) {  // conversions with exceptions suppressed: no flag of theirs
+      const __m256 f0 = _mm512_cvt_roundpd_ps(s0[j], kNearest);
+      const __m256 f1 = _mm512_cvt_roundpd_ps(s1[j], kNearest);
+      bad |= static_cast<unsigned>(_mm256_fpclass_ps_mask(f0, kNotNormal) |
+                                   _mm256_fpclass_ps_mask(f1, kNotNormal) << 8) &
+             live[j];
+      s0[j] = _mm512_cvtps_pd(f0);
+      s1[j] = _mm512_cvtps_pd(f1);
+    }
+  }
+  for (int j = 0; j < R; ++j) asm volatile("" : "+v"(s0[j]), "+v"(s1[j]));
+  const unsigned flags = _mm_getcsr();
+  if (bad != 0 || (flags & kInexactFlag) != 0) return false;
+  for (int j = 0; j < R; ++j) c0[j] = s0[j], c1[j] = s1[j];
+  return true;
+}
+
 // FixedL: L known when compiled (0: the argument).
 template <int R, int FixedL>
 [[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] void exact_steps_rows_avx512(
@@ -173,8 +226,6 @@ template <int R, int FixedL>
   constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
   constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  // fpclass: NaN (quiet, signalling), +-0, +-inf, subnormal
-  constexpr int kNotNormal = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80;
   __m512d c0[R], c1[R];
   __mmask16 live[R];
   for (int j = 0; j < R; ++j) {
@@ -184,8 +235,22 @@ template <int R, int FixedL>
     for (int l = 0; l < 16; ++l)
       live[j] |= static_cast<__mmask16>(stop[16 * j + l] == SIZE_MAX) << l;
   }
+  // Trials of the single sum, kAtOnce steps each; after a failed one the two sums take its
+  // steps and, where trials keep failing, up to 64 times as many before the next.
+  constexpr std::size_t kAtOnce = 8;
+  std::size_t two_sums_to = 0, backoff = 1;
   for (std::size_t step = 0; step < steps; ++step) {
     const std::size_t i = i0 + step * static_cast<std::size_t>(L);
+    if (step >= two_sums_to) {
+      const std::size_t n = std::min(kAtOnce, steps - step);
+      if (exact_steps_at_once<R, FixedL>(a, b, stride, i, n, L, c0, c1, live)) {
+        step += n - 1;
+        backoff = 1;
+        continue;
+      }
+      two_sums_to = step + n * backoff;
+      backoff = std::min<std::size_t>(backoff * 2, 64);
+    }
     __m512d d0[R], d1[R], u0[R], u1[R];
     for (int j = 0; j < R; ++j) d0[j] = u0[j] = c0[j], d1[j] = u1[j] = c1[j];
     for (int t = 0; t < L; ++t) {
