@@ -170,6 +170,46 @@ double sum_squares(int width, const double* x, std::size_t k) {
 constexpr int kNotNormal = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80;
 constexpr unsigned kInexactFlag = 0x20;  // MXCSR's PE
 
+// A step's products from i on: update(x, y0, y1, j) for each, x row j's value broadcast, y0 and
+// y1 b's row over the sixteen columns.
+template <int R, class Update>
+[[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] [[gnu::always_inline]] inline void
+step_products(const double* const* a, const double* b, std::size_t stride, std::size_t i, int L,
+              Update& update) {
+  for (int t = 0; t < L; ++t) {
+    const __m512d y0 = _mm512_loadu_pd(b + (i + t) * stride);
+    const __m512d y1 = _mm512_loadu_pd(b + (i + t) * stride + 8);
+#pragma GCC unroll 4
+    for (int j = 0; j < R; ++j) update(_mm512_set1_pd(a[j][i + t]), y0, y1, j);
+  }
+}
+
+// One sum per row (s0, s1: its two halves), rounded by MXCSR.
+template <int R>
+struct OneSum {
+  __m512d s0[R], s1[R];
+  [[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] [[gnu::always_inline]] void operator()(
+      __m512d x, __m512d y0, __m512d y1, int j) {
+    s0[j] = _mm512_fmadd_pd(x, y0, s0[j]);
+    s1[j] = _mm512_fmadd_pd(x, y1, s1[j]);
+  }
+};
+
+// Two sums per row, rounded downward (d) and upward (u).
+template <int R>
+struct TwoSums {
+  __m512d d0[R], d1[R], u0[R], u1[R];
+  [[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] [[gnu::always_inline]] void operator()(
+      __m512d x, __m512d y0, __m512d y1, int j) {
+    constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+    constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+    d0[j] = _mm512_fmadd_round_pd(x, y0, d0[j], kDown);
+    u0[j] = _mm512_fmadd_round_pd(x, y0, u0[j], kUp);
+    d1[j] = _mm512_fmadd_round_pd(x, y1, d1[j], kDown);
+    u1[j] = _mm512_fmadd_round_pd(x, y1, u1[j], kUp);
+  }
+};
+
 // `steps` steps from i on, each summed once (fmas rounded by MXCSR, which is IEEE's default
 // here: fdpa_host.hpp's DefaultHostFpMode), taken only where no fma was inexact (MXCSR's flag)
 // and every live lane's step result is a normal binary32: then each sum is the exact sum, and
@@ -181,7 +221,9 @@ template <int R, int FixedL>
 exact_steps_at_once(const double* const* a, const double* b, std::size_t stride, std::size_t i,
                     std::size_t steps, int L, __m512d* c0, __m512d* c1, const __mmask16* live) {
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  __m512d s0[R], s1[R];
+  OneSum<R> sum;
+  __m512d* s0 = sum.s0;
+  __m512d* s1 = sum.s1;
   for (int j = 0; j < R; ++j) s0[j] = c0[j], s1[j] = c1[j];
   _mm_setcsr(0x1F80u);  // the default mode, its flags cleared
   // The fmas after the flags' clearing and before their reading (GCC does not order
@@ -189,16 +231,7 @@ exact_steps_at_once(const double* const* a, const double* b, std::size_t stride,
   for (int j = 0; j < R; ++j) asm volatile("" : "+v"(s0[j]), "+v"(s1[j]));
   unsigned bad = 0;
   for (std::size_t step = 0; step < steps; ++step, i += static_cast<std::size_t>(L)) {
-    for (int t = 0; t < L; ++t) {
-      const __m512d y0 = _mm512_loadu_pd(b + (i + t) * stride);
-      const __m512d y1 = _mm512_loadu_pd(b + (i + t) * stride + 8);
-#pragma GCC unroll 4
-      for (int j = 0; j < R; ++j) {
-        const __m512d x = _mm512_set1_pd(a[j][i + t]);
-        s0[j] = _mm512_fmadd_pd(x, y0, s0[j]);
-        s1[j] = _mm512_fmadd_pd(x, y1, s1[j]);
-      }
-    }
+    step_products<R>(a, b, stride, i, L, sum);
 #pragma GCC unroll 4
     for (int j = 0; j < R; ++j) {  // conversions with exceptions suppressed: no flag of theirs
       const __m256 f0 = _mm512_cvt_roundpd_ps(s0[j], kNearest);
@@ -223,8 +256,6 @@ template <int R, int FixedL>
     const double* const* a, const double* b, std::size_t stride, std::size_t i0,
     std::size_t steps, int step_length, double* c, std::size_t* stop) {
   const int L = FixedL > 0 ? FixedL : step_length;
-  constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-  constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   __m512d c0[R], c1[R];
   __mmask16 live[R];
@@ -251,20 +282,10 @@ template <int R, int FixedL>
       two_sums_to = step + n * backoff;
       backoff = std::min<std::size_t>(backoff * 2, 64);
     }
-    __m512d d0[R], d1[R], u0[R], u1[R];
+    TwoSums<R> sums;
+    __m512d *d0 = sums.d0, *d1 = sums.d1, *u0 = sums.u0, *u1 = sums.u1;
     for (int j = 0; j < R; ++j) d0[j] = u0[j] = c0[j], d1[j] = u1[j] = c1[j];
-    for (int t = 0; t < L; ++t) {
-      const __m512d y0 = _mm512_loadu_pd(b + (i + t) * stride);
-      const __m512d y1 = _mm512_loadu_pd(b + (i + t) * stride + 8);
-#pragma GCC unroll 4
-      for (int j = 0; j < R; ++j) {
-        const __m512d x = _mm512_set1_pd(a[j][i + t]);
-        d0[j] = _mm512_fmadd_round_pd(x, y0, d0[j], kDown);
-        u0[j] = _mm512_fmadd_round_pd(x, y0, u0[j], kUp);
-        d1[j] = _mm512_fmadd_round_pd(x, y1, d1[j], kDown);
-        u1[j] = _mm512_fmadd_round_pd(x, y1, u1[j], kUp);
-      }
-    }
+    step_products<R>(a, b, stride, i, L, sums);
 #pragma GCC unroll 4
     for (int j = 0; j < R; ++j) {
       const __m256 fd0 = _mm512_cvt_roundpd_ps(d0[j], kNearest);
