@@ -157,15 +157,6 @@ RowsFn rows_fn(int width, int r) {
 double sum_squares(int width, const double* x, std::size_t k) {
   return width == 16 ? sum_squares_avx512(x, k) : sum_squares_avx2(x, k);
 }
-// Steps of L products (the exact structure's blocks) for R rows against 16 columns: from
-// product i0 on, `steps` steps; c (16 R lanes, binary32 values): C in, results out. Each step
-// sums C and its products in binary64 twice, every fma rounded downward in one sum and upward
-// in the other, so that the exact sum lies between them; where both round to the same normal
-// binary32 (nearest even), that is the step's result (where the two sums are one value, that
-// is the exact sum: one conversion decides). A lane where they differ (or where that
-// binary32 is zero, subnormal, inf or NaN) stops: stop[lane] is the product its failing step
-// begins at and c[lane] the C it began from; the caller finishes it. stop: in, k for a lane
-// still running.
 // fpclass: NaN (quiet, signalling), +-0, +-inf, subnormal
 constexpr int kNotNormal = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x20 | 0x80;
 constexpr unsigned kInexactFlag = 0x20;  // MXCSR's PE
@@ -250,6 +241,15 @@ exact_steps_at_once(const double* const* a, const double* b, std::size_t stride,
   return true;
 }
 
+// Steps of L products (the exact structure's blocks) for R rows against 16 columns: from
+// product i0 on, `steps` steps; c (16 R lanes, binary32 values): C in, results out. Each step
+// sums C and its products in binary64 twice, every fma rounded downward in one sum and upward
+// in the other, so that the exact sum lies between them; where both round to the same normal
+// binary32 (nearest even), that is the step's result (where the two sums are one value, that
+// is the exact sum: one conversion decides). A lane where they differ (or where that
+// binary32 is zero, subnormal, inf or NaN) stops: stop[lane] is the product its failing step
+// begins at and c[lane] the C it began from; the caller finishes it. stop: in, k for a lane
+// still running. Groups of steps are first tried as one sum each (exact_steps_at_once).
 // FixedL: L known when compiled (0: the argument).
 template <int R, int FixedL>
 [[gnu::target("avx512f,avx512dq,avx512vl,avx2,fma")]] void exact_steps_rows_avx512(
