@@ -217,9 +217,7 @@ struct ExponentsOf<Avx2Lanes> {
     return _mm256_cvttps_epi32(_mm256_fmadd_ps(field, inv_radix, offset));
   }
   // 0 for zero and subnormals, which never exceed a block's products here.
-  FPC_AVX2_LANES X of(__m256 c) const {
-    return _mm256_srli_epi32(_mm256_slli_epi32(_mm256_castps_si256(c), 1), 24);
-  }
+  FPC_AVX2_LANES X of(__m256 c) const { return Avx2Lanes::field(c); }
   FPC_AVX2_LANES X max(X a, X b) const { return _mm256_max_epi32(a, b); }
   FPC_AVX2_LANES __m256 value(X e) const {
     return _mm256_cvtepi32_ps(_mm256_sub_epi32(e, _mm256_set1_epi32(127)));
