@@ -760,8 +760,7 @@ FdpaKernel::FdpaKernel(const FdpaParams& p, const FdpaFormats& f)
   column_lanes_ = ((fast_ && pack_f32_rz_ && ieee_out_) || variant_ == &FdpaKernel::dot_late_c) &&
                   column_lanes_serve(p, f);
   f16_rows_ = variant_ == &FdpaKernel::dot_f16_chain && f16_rows_width() > 0;
-  exact_rows_ = variant_ == &FdpaKernel::dot_exact_steps &&
-                (p.block == 0 ? exact_rows_width() > 0 : exact_rows_width() == 16);
+  exact_rows_ = variant_ == &FdpaKernel::dot_exact_steps && exact_rows_width() > 0;
   subsum_rows_ = variant_ == &FdpaKernel::dot_subsum && subsum_rows_serve(p, f);
   if (f.uniform()) host_ = detail::HostIeeePath::make(p, in, out);
 }

@@ -17,8 +17,9 @@
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
 // every 128 products, and the exact sum is rounded once by round_to_format, as fdpa does. Into
 // binary32 to nearest even, the exact structure first runs in binary64 AVX2 lanes with a proved
-// error bound (fdpa_exact_steps.cpp; with B row-major, rows against sixteen columns,
-// fdpa_exact_rows.cpp), the integer path deciding what the bound cannot.
+// error bound (fdpa_exact_steps.cpp; with B row-major, rows against consecutive columns,
+// fdpa_exact_rows.cpp and, in steps, fdpa_exact_steps_rows.cpp), the integer path deciding what
+// the bound cannot.
 // Units whose every operation is an IEEE operation of binary32 or binary64 rounded to nearest
 // even (fma chains, pairwise trees, trees of two-way rounding nodes) run on the host's own fma
 // and add (fdpa_host.hpp); a dot product whose result is a NaN, or that meets a result the unit
@@ -273,7 +274,7 @@ class FdpaKernel {
                       const DecodedOperands& b, const double* vb, const std::size_t* offset_b,
                       std::size_t stride_b, std::size_t k, int n, std::uint64_t* d,
                       ExactRowsNorms& norms) const;
-  // The same in steps of `block` products (AVX-512 only), the same tile.
+  // The same in steps of `block` products (fdpa_exact_steps_rows.cpp), the same tile.
   void dot_exact_steps_rows(const DecodedOperands& a, const double* va,
                             const std::size_t* offset_a, const DecodedOperands& b,
                             const double* vb, const std::size_t* offset_b, std::size_t stride_b,
