@@ -68,6 +68,18 @@ struct StepLanes512 {
     return _mm512_cvtps_pd(f);
   }
   FPC_STEPS512 static unsigned differ(V x, V y) { return _mm512_cmp_pd_mask(x, y, _CMP_NEQ_UQ); }
+  // The single sum's roundings, and whether every live lane's was a normal binary32.
+  struct Trial {
+    unsigned bad = 0;
+    // live: a vector's lanes still running, from bit 0.
+    FPC_STEPS512 V nearest(V s, unsigned live) {
+      unsigned lanes = 0;
+      const V r = StepLanes512::nearest(s, lanes, 0);
+      bad |= lanes & live;
+      return r;
+    }
+    bool all_normal() const { return bad == 0; }
+  };
 };
 
 // Eight columns in two vectors of four. The upward sum is held negated and summed downward.
@@ -88,11 +100,7 @@ struct StepLanes256 {
   // last rounded to nearest even, a carry into the exponent a binade up. Normal binary32 values
   // have |x|'s pattern within [2^-126, the largest finite]'s.
   FPC_STEPS256 static V nearest(V s, unsigned& bad, int at) {
-    const __m256i x = _mm256_castpd_si256(s);
-    const __m256i last = _mm256_and_si256(_mm256_srli_epi64(x, 29), _mm256_set1_epi64x(1));
-    const __m256i r = _mm256_andnot_si256(
-        _mm256_set1_epi64x(0x1FFFFFFF),
-        _mm256_add_epi64(_mm256_add_epi64(x, _mm256_set1_epi64x(0x0FFFFFFF)), last));
+    const __m256i r = rounded(_mm256_castpd_si256(s));
     const __m256i mag = _mm256_and_si256(r, _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
     const __m256i out =
         _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(0x3810000000000000), mag),
@@ -103,6 +111,38 @@ struct StepLanes256 {
   FPC_STEPS256 static unsigned differ(V x, V y) {
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(x, y, _CMP_NEQ_UQ)));
   }
+  // As nearest, less its check: the bit pattern rounded.
+  FPC_STEPS256 static __m256i rounded(__m256i x) {
+    const __m256i last = _mm256_and_si256(_mm256_srli_epi64(x, 29), _mm256_set1_epi64x(1));
+    return _mm256_andnot_si256(
+        _mm256_set1_epi64x(0x1FFFFFFF),
+        _mm256_add_epi64(_mm256_add_epi64(x, _mm256_set1_epi64x(0x0FFFFFFF)), last));
+  }
+  // The single sum's roundings: their live lanes' least and greatest magnitudes, checked once
+  // at the end (fewer operations per step than nearest's check).
+  struct Trial {
+    V least, most;
+    FPC_STEPS256 Trial() : least(_mm256_set1_pd(0x1p-126)), most(least) {}
+    // live: a vector's lanes still running, from bit 0.
+    FPC_STEPS256 V nearest(V s, unsigned live) {
+      const V r = _mm256_castsi256_pd(rounded(_mm256_castpd_si256(s)));
+      V mag = _mm256_andnot_pd(_mm256_set1_pd(-0.0), r);
+      if ((live & 0xF) != 0xF) [[unlikely]] {  // a stopped lane's value: whatever it is
+        const __m256i bit = _mm256_set_epi64x(8, 4, 2, 1);
+        const __m256i on = _mm256_cmpeq_epi64(
+            _mm256_and_si256(_mm256_set1_epi64x(live), bit), bit);
+        mag = _mm256_blendv_pd(_mm256_set1_pd(0x1p-126), mag, _mm256_castsi256_pd(on));
+      }
+      least = _mm256_min_pd(least, mag);
+      most = _mm256_max_pd(most, mag);
+      return r;
+    }
+    FPC_STEPS256 bool all_normal() const {
+      const __m256d out = _mm256_or_pd(_mm256_cmp_pd(least, _mm256_set1_pd(0x1p-126), _CMP_LT_OQ),
+                                        _mm256_cmp_pd(most, _mm256_set1_pd(0x1.fffffep127), _CMP_GT_OQ));
+      return _mm256_movemask_pd(out) == 0;
+    }
+  };
 };
 
 using StepsFn = void (*)(const double* const*, const double*, std::size_t, std::size_t,

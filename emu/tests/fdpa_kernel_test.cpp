@@ -795,7 +795,7 @@ TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
 }
 
 // The binary16 chain's row form (x86-avx512-fp16, rows of A against sixteen columns of a
-// row-major B; AVX512-FP16's own fma, or binary32 rounded to odd on other AVX-512 CPUs) against
+// row-major B, eight with AVX2; AVX512-FP16's own fma, or elsewhere binary32 rounded to odd) against
 // fdpa: binary16 operands, fp8 ones (held exactly) and a mixed pair; 1-15 rows, 16/24/37
 // columns, K = 0 to 300; random codes (NaN, inf, subnormals), a wide range (overflow on the
 // way), values in [1/4, 2) (a few inf) whose chains stay finite, products at binary16's
@@ -805,9 +805,9 @@ TEST(FdpaKernel, F16RowsSameAsTheModel) {
   const Format f16 = parse_format("f16");
   const FdpaParams chain = find_matrix_unit("x86-avx512-fp16", f16, f16);
   if (!FdpaKernel(chain, f16, f16).row_major_b())
-    GTEST_SKIP() << "the binary16 row form needs AVX-512 (AVX512-FP16's fma with a build that "
-                    "declares its intrinsics, GCC 12 on; else AVX512F) and FPCONFORM_DISPATCH "
-                    "neither portable nor avx2; the binary64 form serves instead, tested elsewhere";
+    GTEST_SKIP() << "the binary16 row form needs AVX-512, or AVX2 with FMA and F16C, and "
+                    "FPCONFORM_DISPATCH other than portable; the binary64 form serves instead, "
+                    "tested elsewhere";
   std::mt19937_64 rng(17);
   int compared = 0, finite = 0;
   const std::pair<const char*, const char*> pairs[] = {{"f16", "f16"}, {"e5m2", "e5m2"},
@@ -1056,6 +1056,45 @@ TEST(FdpaKernel, ExactStepsTakeNoRoundedSum) {
     k.dot_many(da, o, db, o, 1, 2, c, got);
     for (std::uint64_t g : got) EXPECT_EQ(g, t.want) << std::hex << t.c;
   }
+}
+
+// The exact steps' row form (cdna1-km bf16, steps of two products) where a step's exact sum,
+// exact in binary64 too, is no normal binary32: in column 0, 2^-75 2^-75 + 2^-90 2^-90 =
+// 2^-150 + 2^-180, past the halfway point between 0 and 2^-149, rounds to 2^-149 (rounded to
+// 24 bits first it would land on that halfway point and go to 0); in column 1, 2^64 2^64 + 2^64
+// 2^63 = 1.5 2^128 overflows to inf, which the next step's -1.5 2^128 leaves inf (a sum carried
+// on unrounded would return to 0). The other columns sum 2^75 2^-75 and 2^-64 2^64s: every
+// sum exact in binary64 and every result normal, so that nothing but the range check keeps the
+// single sum (exact_steps_at_once) from columns 0 and 1.
+TEST(FdpaKernel, ExactStepsRowsMeetTheRangeEnds) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams unit = find_matrix_unit("cdna1-km", bf16, f32);
+  const FdpaKernel kernel(unit, bf16, f32);
+  if (!kernel.row_major_b())
+    GTEST_SKIP() << "the exact steps' row form needs AVX2 and FMA and FPCONFORM_DISPATCH other "
+                    "than portable";
+  constexpr std::uint64_t kTwoTo64 = 0x5F80, kTwoTo63 = 0x5F00, kSign = 0x8000;
+  const std::vector<std::uint64_t> a{0x1A00, 0x1280, kTwoTo64, kTwoTo64, kTwoTo64, kTwoTo64};
+  const std::size_t k = a.size(), n = 16;
+  std::vector<std::uint64_t> b(k * n, 0x1F80);  // 2^-64
+  const std::uint64_t tiny[] = {0x1A00, 0x1280, 0, 0, 0, 0};
+  const std::uint64_t huge[] = {0, 0, kTwoTo64, kTwoTo63, kTwoTo64 | kSign, kTwoTo63 | kSign};
+  for (std::size_t i = 0; i < k; ++i) {
+    b[i * n + 0] = tiny[i];
+    b[i * n + 1] = huge[i];
+    for (std::size_t j = 2; j < n && i < 2; ++j) b[i * n + j] = i == 0 ? 0x6500 : 0;  // 2^75, 0
+  }
+  const std::vector<std::size_t> oa(n, 0);
+  std::vector<std::size_t> ob(n);
+  for (std::size_t j = 0; j < n; ++j) ob[j] = j;
+  const std::vector<std::uint64_t> c(n, 0);
+  std::vector<std::uint64_t> got(n);
+  kernel.dot_many(kernel.decode(a), oa, kernel.decode(b, Operand::b), ob, n, k, c, got);
+  const FdpaFormats formats(bf16, bf16, f32, f32);
+  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 0, 0), 0x00000001u);
+  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 1, 0), 0x7F800000u);
+  for (std::size_t j = 0; j < n; ++j)
+    EXPECT_EQ(got[j], model_of_row_major(unit, formats, a, b, n, k, 0, j, 0)) << "column " << j;
 }
 
 #if defined(__x86_64__)
