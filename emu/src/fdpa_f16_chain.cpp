@@ -17,7 +17,8 @@
 // up to eight rows of A against the sixteen consecutive columns of a row-major B in one
 // vector, one lane per column, A's value broadcast. On AVX-512 CPUs without AVX512-FP16 the
 // same row form runs each step in binary32, rounded to odd (two fmas with embedded rounding),
-// then to binary16 by vcvtps2ph (f16_odd_rows_run). A result that is not finite (an overflow
+// then to binary16 by vcvtps2ph (f16_odd_rows_run); with AVX2 alone, against eight columns,
+// MXCSR held downward and the upward rounding -RD(-x y - c) (f16_odd_rows_run_avx2). A result that is not finite (an overflow
 // on the way, or NaN or inf met) goes to the model, as above: neither becomes finite again.
 #include <algorithm>
 #include <bit>
@@ -135,7 +136,8 @@ __attribute__((target("avx2"))) void chain_lanes_avx2(const Binary64Lanes& x, st
 }
 #endif
 
-constexpr int kRowWidth = 16;  // binary16 lanes of a 256-bit vector
+constexpr int kRowWidth = 16;     // binary16 lanes of a 256-bit vector
+constexpr int kRowWidthAvx2 = 8;  // binary32 lanes of a 256-bit vector
 
 #if defined(__x86_64__)
 // GCC 12 warns that the "undefined" source operand inside its own avx512fintrin.h intrinsics
@@ -178,6 +180,43 @@ f16_odd_rows_run(const float* a, const std::size_t* offset_a, const float* b,
   }
   for (int j = 0; j < R; ++j)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + kRowWidth * j), c[j]);
+}
+
+// The same on AVX2 against 8 columns (acc[8 j + l]), whose fma rounds only by MXCSR: held
+// downward here, the upward rounding is -RD(-x y - c); of the two, the one with an odd last bit
+// (where the sum is exact, the upward one).
+template <int R>
+__attribute__((target("avx2,fma,f16c"))) void f16_odd_rows_run_avx2(
+    const float* a, const std::size_t* offset_a, const float* b, std::size_t stride_b,
+    std::size_t k, std::uint16_t* acc) {
+  constexpr int W = kRowWidthAvx2;
+  __m128i c[R];
+  const float* row[R];
+  for (int j = 0; j < R; ++j) {
+    c[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(acc + W * j));
+    row[j] = a + offset_a[j];
+  }
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr((csr & ~0x6000u) | 0x2000u);  // downward
+  // The fmas after the mode's setting and before its restoring (GCC does not order
+  // floating-point operations against MXCSR's builtins).
+  for (int j = 0; j < R; ++j) asm volatile("" : "+x"(c[j]));
+  for (std::size_t i = 0; i < k; ++i) {
+    const __m256 y = _mm256_loadu_ps(b + i * stride_b);
+#pragma GCC unroll 8
+    for (int j = 0; j < R; ++j) {
+      const __m256 x = _mm256_set1_ps(row[j][i]);
+      const __m256 z = _mm256_cvtph_ps(c[j]);
+      const __m256 down = _mm256_fmadd_ps(x, y, z);
+      const __m256 up = _mm256_xor_ps(_mm256_fnmsub_ps(x, y, z), sign);
+      const __m256 odd = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(down), 31));
+      c[j] = _mm256_cvtps_ph(_mm256_blendv_ps(up, down, odd), _MM_FROUND_TO_NEAREST_INT);
+    }
+  }
+  for (int j = 0; j < R; ++j) asm volatile("" : "+x"(c[j]));
+  _mm_setcsr(csr);
+  for (int j = 0; j < R; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(acc + W * j), c[j]);
 }
 #endif
 
@@ -240,6 +279,8 @@ bool FdpaKernel::f16_rows_native() {
 int FdpaKernel::f16_rows_width() {
 #if defined(__x86_64__)
   if (f16_rows_native() || (avx512_dispatch() && cpu_features().avx512vl)) return kRowWidth;
+  if (!portable_dispatch() && cpu_features().avx2 && cpu_features().fma && cpu_features().f16c)
+    return kRowWidthAvx2;
 #endif
   return 0;
 }
@@ -269,17 +310,25 @@ void FdpaKernel::dot_f16_rows(const DecodedOperands& a, F16RowOperands ha,
                               F16RowOperands hb, const std::size_t* offset_b,
                               std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const {
 #if defined(__x86_64__)
-  constexpr int w = kRowWidth;
+  const int w = f16_rows_width();
   for (int i = 0; i < n;) {
     const int m = rows_on_same_columns(offset_b, i, n);
     for (int done = 0; done < m;) {
       const int r = m - done >= 8 ? 8 : m - done >= 4 ? 4 : m - done >= 2 ? 2 : 1;
       const int first = i + done;
       std::uint64_t* dr = d + static_cast<std::ptrdiff_t>(first) * w;
-      alignas(32) std::uint16_t acc[8 * w];
+      alignas(32) std::uint16_t acc[8 * kRowWidth];
       for (int l = 0; l < r * w; ++l) acc[l] = static_cast<std::uint16_t>(dr[l] & 0xFFFF);
       const std::size_t* oa = offset_a + first;
-      if (ha.values) {
+      if (ha.values && w == kRowWidthAvx2) {
+        const float* bb = hb.values + offset_b[first];
+        switch (r) {
+          case 8: f16_odd_rows_run_avx2<8>(ha.values, oa, bb, stride_b, k, acc); break;
+          case 4: f16_odd_rows_run_avx2<4>(ha.values, oa, bb, stride_b, k, acc); break;
+          case 2: f16_odd_rows_run_avx2<2>(ha.values, oa, bb, stride_b, k, acc); break;
+          default: f16_odd_rows_run_avx2<1>(ha.values, oa, bb, stride_b, k, acc); break;
+        }
+      } else if (ha.values) {
         const float* bb = hb.values + offset_b[first];
         switch (r) {
           case 8: f16_odd_rows_run<8>(ha.values, oa, bb, stride_b, k, acc); break;

@@ -11,7 +11,7 @@
 // kinds with unit scales, fdpa_subsum.cpp; with B row-major, binary32 lanes,
 // fdpa_subsum_rows.cpp); so does the binary16 fma chain (fdpa_f16_chain.cpp: binary64 values rounded
 // to binary16 by a magic constant; with B row-major, AVX512-FP16's own fma where the CPU has it,
-// else on AVX-512 binary32 rounded to odd, then to binary16).
+// else binary32 rounded to odd, then to binary16).
 // The exact structure (Kulisch) has its own integer path for inputs of up to 16 bits
 // (precision <= 12): each product goes, unrounded, into a row of 32-bit digits held in int64
 // (four rows, so that consecutive products do not wait on each other), carries are propagated
@@ -176,8 +176,8 @@ class FdpaKernel {
                      const std::int32_t* const* sb, const std::int32_t* const* eb, std::size_t k,
                      std::uint64_t* d, int n) const;
   // The binary16 chain's row form (fdpa_f16_chain.cpp), on AVX512-FP16's own fma (native) or,
-  // on other AVX-512 CPUs, in binary32 rounded to odd: the lanes of one vector (0: no AVX-512,
-  // or the dispatch declines it), and a tile of dot_many_in_tiles (ha, hb: a's and b's
+  // on other AVX-512 or AVX2 (with F16C) CPUs, in binary32 rounded to odd: the lanes of one
+  // vector (16, 8 with AVX2; 0: none, or the dispatch declines it), and a tile of dot_many_in_tiles (ha, hb: a's and b's
   // binary16 codes for the native form, binary32 values for the other).
   static bool f16_rows_native();
   static int f16_rows_width();
