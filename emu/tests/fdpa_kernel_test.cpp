@@ -1097,6 +1097,49 @@ TEST(FdpaKernel, ExactStepsRowsMeetTheRangeEnds) {
     EXPECT_EQ(got[j], model_of_row_major(unit, formats, a, b, n, k, 0, j, 0)) << "column " << j;
 }
 
+// As above, once a lane of the same vector has stopped: column 0's first step, C = 2^100 plus
+// 2^50 2^26 + 2^-75 2^-75, lies just past the halfway point 2^100 + 2^76 and rounds up to
+// 2^100 + 2^77, which binary64 cannot tell (its two sums round apart: the lane stops, its value
+// left at a normal 2^100), so that the next group of eight steps is tried as one sum with that
+// lane left out; there column 1, at 2^100 from 2^50 2^50, adds 2^64 2^64 + 2^64 2^63
+// (exact in binary64, beyond binary32: inf) and then takes them away again. The other columns
+// sum 2^-50 2^50 and 2^-64 2^64s: exact and normal throughout.
+TEST(FdpaKernel, ExactStepsRowsRangeAfterALaneStopped) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams unit = find_matrix_unit("cdna1-km", bf16, f32);
+  const FdpaKernel kernel(unit, bf16, f32);
+  if (!kernel.row_major_b())
+    GTEST_SKIP() << "the exact steps' row form needs AVX2 and FMA and FPCONFORM_DISPATCH other "
+                    "than portable";
+  constexpr std::uint64_t kTwoTo50 = 0x5880, kTwoTo64 = 0x5F80, kTwoTo63 = 0x5F00, kSign = 0x8000;
+  const std::size_t k = 20, n = 16;  // ten steps of two: 0-7 in the first group, 8 and 9 after
+  std::vector<std::uint64_t> a(k, 0);
+  a[0] = kTwoTo50;
+  a[1] = 0x1A00;  // 2^-75
+  for (std::size_t i = 16; i < k; ++i) a[i] = kTwoTo64;
+  std::vector<std::uint64_t> b(k * n, 0);
+  b[0] = 0x4C80;  // 2^26
+  b[n] = 0x1A00;
+  const std::uint64_t back[] = {kTwoTo64, kTwoTo63, kTwoTo64 | kSign, kTwoTo63 | kSign};
+  for (std::size_t j = 1; j < n; ++j) {
+    b[j] = j == 1 ? kTwoTo50 : 0x2680;  // 2^-50
+    for (std::size_t i = 16; i < k; ++i) b[i * n + j] = j == 1 ? back[i - 16] : 0x1F80;  // 2^-64
+  }
+  const std::vector<std::size_t> oa(n, 0);
+  std::vector<std::size_t> ob(n);
+  for (std::size_t j = 0; j < n; ++j) ob[j] = j;
+  std::vector<std::uint64_t> c(n, 0);
+  c[0] = 0x71800000;  // 2^100
+  std::vector<std::uint64_t> got(n);
+  kernel.dot_many(kernel.decode(a), oa, kernel.decode(b, Operand::b), ob, n, k, c, got);
+  const FdpaFormats formats(bf16, bf16, f32, f32);
+  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 0, c[0]), 0x71800001u);
+  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 1, 0), 0x7F800000u);
+  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 2, 0), 0x40A00000u);  // 5
+  for (std::size_t j = 0; j < n; ++j)
+    EXPECT_EQ(got[j], model_of_row_major(unit, formats, a, b, n, k, 0, j, c[j])) << "column " << j;
+}
+
 #if defined(__x86_64__)
 // The kernel's paths that compute in the host's binary32/binary64 give the model's results
 // whatever MXCSR the caller runs with (rounding mode, FTZ, DAZ), and leave it as it was.
