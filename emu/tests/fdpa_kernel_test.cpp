@@ -1058,6 +1058,39 @@ TEST(FdpaKernel, ExactStepsTakeNoRoundedSum) {
   }
 }
 
+constexpr const char* kNoExactStepsRows =
+    "the exact steps' row form needs AVX2 and FMA and FPCONFORM_DISPATCH other than portable";
+
+// cdna1-km with bf16 operands: exact steps of two products into binary32.
+FdpaParams cdna1_km_bf16() {
+  return find_matrix_unit("cdna1-km", parse_format("bf16"), parse_format("f32"));
+}
+bool exact_steps_rows_here() {
+  return FdpaKernel(cdna1_km_bf16(), parse_format("bf16"), parse_format("f32")).row_major_b();
+}
+
+// One row of A (bf16 codes) against the 16 columns of a row-major B by cdna1-km, from C = c:
+// the kernel's results, each checked against the model's; the model's.
+std::vector<std::uint64_t> exact_steps_row(const std::vector<std::uint64_t>& a,
+                                           const std::vector<std::uint64_t>& b,
+                                           const std::vector<std::uint64_t>& c) {
+  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
+  const FdpaParams unit = cdna1_km_bf16();
+  const FdpaKernel kernel(unit, bf16, f32);
+  const std::size_t k = a.size(), n = c.size();
+  const std::vector<std::size_t> oa(n, 0);
+  std::vector<std::size_t> ob(n);
+  for (std::size_t j = 0; j < n; ++j) ob[j] = j;
+  std::vector<std::uint64_t> got(n), want(n);
+  kernel.dot_many(kernel.decode(a), oa, kernel.decode(b, Operand::b), ob, n, k, c, got);
+  const FdpaFormats formats(bf16, bf16, f32, f32);
+  for (std::size_t j = 0; j < n; ++j) {
+    want[j] = model_of_row_major(unit, formats, a, b, n, k, 0, j, c[j]);
+    EXPECT_EQ(got[j], want[j]) << "column " << j;
+  }
+  return want;
+}
+
 // The exact steps' row form (cdna1-km bf16, steps of two products) where a step's exact sum,
 // exact in binary64 too, is no normal binary32: in column 0, 2^-75 2^-75 + 2^-90 2^-90 =
 // 2^-150 + 2^-180, past the halfway point between 0 and 2^-149, rounds to 2^-149 (rounded to
@@ -1067,12 +1100,7 @@ TEST(FdpaKernel, ExactStepsTakeNoRoundedSum) {
 // sum exact in binary64 and every result normal, so that nothing but the range check keeps the
 // single sum (exact_steps_at_once) from columns 0 and 1.
 TEST(FdpaKernel, ExactStepsRowsMeetTheRangeEnds) {
-  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
-  const FdpaParams unit = find_matrix_unit("cdna1-km", bf16, f32);
-  const FdpaKernel kernel(unit, bf16, f32);
-  if (!kernel.row_major_b())
-    GTEST_SKIP() << "the exact steps' row form needs AVX2 and FMA and FPCONFORM_DISPATCH other "
-                    "than portable";
+  if (!exact_steps_rows_here()) GTEST_SKIP() << kNoExactStepsRows;
   constexpr std::uint64_t kTwoTo64 = 0x5F80, kTwoTo63 = 0x5F00, kSign = 0x8000;
   const std::vector<std::uint64_t> a{0x1A00, 0x1280, kTwoTo64, kTwoTo64, kTwoTo64, kTwoTo64};
   const std::size_t k = a.size(), n = 16;
@@ -1084,17 +1112,9 @@ TEST(FdpaKernel, ExactStepsRowsMeetTheRangeEnds) {
     b[i * n + 1] = huge[i];
     for (std::size_t j = 2; j < n && i < 2; ++j) b[i * n + j] = i == 0 ? 0x6500 : 0;  // 2^75, 0
   }
-  const std::vector<std::size_t> oa(n, 0);
-  std::vector<std::size_t> ob(n);
-  for (std::size_t j = 0; j < n; ++j) ob[j] = j;
-  const std::vector<std::uint64_t> c(n, 0);
-  std::vector<std::uint64_t> got(n);
-  kernel.dot_many(kernel.decode(a), oa, kernel.decode(b, Operand::b), ob, n, k, c, got);
-  const FdpaFormats formats(bf16, bf16, f32, f32);
-  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 0, 0), 0x00000001u);
-  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 1, 0), 0x7F800000u);
-  for (std::size_t j = 0; j < n; ++j)
-    EXPECT_EQ(got[j], model_of_row_major(unit, formats, a, b, n, k, 0, j, 0)) << "column " << j;
+  const std::vector<std::uint64_t> want = exact_steps_row(a, b, std::vector<std::uint64_t>(n, 0));
+  EXPECT_EQ(want[0], 0x00000001u);
+  EXPECT_EQ(want[1], 0x7F800000u);
 }
 
 // As above, once a lane of the same vector has stopped: column 0's first step, C = 2^100 plus
@@ -1105,12 +1125,7 @@ TEST(FdpaKernel, ExactStepsRowsMeetTheRangeEnds) {
 // (exact in binary64, beyond binary32: inf) and then takes them away again. The other columns
 // sum 2^-50 2^50 and 2^-64 2^64s: exact and normal throughout.
 TEST(FdpaKernel, ExactStepsRowsRangeAfterALaneStopped) {
-  const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
-  const FdpaParams unit = find_matrix_unit("cdna1-km", bf16, f32);
-  const FdpaKernel kernel(unit, bf16, f32);
-  if (!kernel.row_major_b())
-    GTEST_SKIP() << "the exact steps' row form needs AVX2 and FMA and FPCONFORM_DISPATCH other "
-                    "than portable";
+  if (!exact_steps_rows_here()) GTEST_SKIP() << kNoExactStepsRows;
   constexpr std::uint64_t kTwoTo50 = 0x5880, kTwoTo64 = 0x5F80, kTwoTo63 = 0x5F00, kSign = 0x8000;
   const std::size_t k = 20, n = 16;  // ten steps of two: 0-7 in the first group, 8 and 9 after
   std::vector<std::uint64_t> a(k, 0);
@@ -1125,19 +1140,12 @@ TEST(FdpaKernel, ExactStepsRowsRangeAfterALaneStopped) {
     b[j] = j == 1 ? kTwoTo50 : 0x2680;  // 2^-50
     for (std::size_t i = 16; i < k; ++i) b[i * n + j] = j == 1 ? back[i - 16] : 0x1F80;  // 2^-64
   }
-  const std::vector<std::size_t> oa(n, 0);
-  std::vector<std::size_t> ob(n);
-  for (std::size_t j = 0; j < n; ++j) ob[j] = j;
   std::vector<std::uint64_t> c(n, 0);
   c[0] = 0x71800000;  // 2^100
-  std::vector<std::uint64_t> got(n);
-  kernel.dot_many(kernel.decode(a), oa, kernel.decode(b, Operand::b), ob, n, k, c, got);
-  const FdpaFormats formats(bf16, bf16, f32, f32);
-  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 0, c[0]), 0x71800001u);
-  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 1, 0), 0x7F800000u);
-  EXPECT_EQ(model_of_row_major(unit, formats, a, b, n, k, 0, 2, 0), 0x40A00000u);  // 5
-  for (std::size_t j = 0; j < n; ++j)
-    EXPECT_EQ(got[j], model_of_row_major(unit, formats, a, b, n, k, 0, j, c[j])) << "column " << j;
+  const std::vector<std::uint64_t> want = exact_steps_row(a, b, c);
+  EXPECT_EQ(want[0], 0x71800001u);
+  EXPECT_EQ(want[1], 0x7F800000u);
+  EXPECT_EQ(want[2], 0x40A00000u);  // 5
 }
 
 #if defined(__x86_64__)
