@@ -14,9 +14,7 @@
 // finishes from that step by FdpaKernel::dot, the model's integers.
 #include <algorithm>
 #include <bit>
-#include <climits>
 #include <cstdint>
-#include <cstring>
 
 #include "fpconform/fdpa_kernel.hpp"
 

@@ -177,8 +177,9 @@ class FdpaKernel {
                      std::uint64_t* d, int n) const;
   // The binary16 chain's row form (fdpa_f16_chain.cpp), on AVX512-FP16's own fma (native) or,
   // on other AVX-512 or AVX2 (with F16C) CPUs, in binary32 rounded to odd: the lanes of one
-  // vector (16, 8 with AVX2; 0: none, or the dispatch declines it), and a tile of dot_many_in_tiles (ha, hb: a's and b's
-  // binary16 codes for the native form, binary32 values for the other).
+  // vector (16, 8 with AVX2; 0: none, or the dispatch declines it), and a tile of
+  // dot_many_in_tiles (ha, hb: a's and b's binary16 codes for the native form, binary32
+  // values for the other).
   static bool f16_rows_native();
   static int f16_rows_width();
   struct F16RowOperands {
