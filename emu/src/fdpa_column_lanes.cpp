@@ -196,38 +196,41 @@ struct ExponentsOf<Avx512Lanes> {
   }
 };
 
-// As biased int32 (the exponent field: e + 127), so that the powers of two are one shift
-// from it and an exponent two shifts from its value.
+// As the biased exponent in a binary32's exponent field (e + 127, shifted up by 23), so that a
+// power of two is one subtraction from it and C's exponent one mask.
 template <>
 struct ExponentsOf<Avx2Lanes> {
   using X = __m256i;
   __m256i down_bias, up_bias;
   __m256 inv_radix, offset;
+  FPC_AVX2_LANES static __m256i in_field(int x) {
+    return _mm256_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << 23));
+  }
   FPC_AVX2_LANES ExponentsOf(int F, float inv_r, float least)
-      : down_bias(_mm256_set1_epi32(F + 254)), up_bias(_mm256_set1_epi32(F)),
+      : down_bias(in_field(F + 254)), up_bias(in_field(F)),
         inv_radix(_mm256_set1_ps(inv_r)), offset(_mm256_set1_ps(-0.5f * inv_r + least + 127)) {}
   // top >= 0; zero only in the lanes that take the long way.
   FPC_AVX2_LANES X of_max(__m256 top) const {
-    return _mm256_srli_epi32(_mm256_castps_si256(top), 23);
+    return _mm256_and_si256(_mm256_castps_si256(top), _mm256_set1_epi32(0x7F800000));
   }
   // As the AVX-512 of_sum with the bias added: (field - 0.5) / r + least + 127 > 0 (least >=
   // -126), so that truncating floors.
   FPC_AVX2_LANES X of_sum(__m256 top) const {
     const __m256 field = _mm256_cvtepi32_ps(_mm256_srli_epi32(_mm256_castps_si256(top), 23));
-    return _mm256_cvttps_epi32(_mm256_fmadd_ps(field, inv_radix, offset));
+    return _mm256_slli_epi32(_mm256_cvttps_epi32(_mm256_fmadd_ps(field, inv_radix, offset)), 23);
   }
   // 0 for zero and subnormals, which never exceed a block's products here.
-  FPC_AVX2_LANES X of(__m256 c) const { return Avx2Lanes::field(c); }
+  FPC_AVX2_LANES X of(__m256 c) const {
+    return _mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7F800000));
+  }
   FPC_AVX2_LANES X max(X a, X b) const { return _mm256_max_epi32(a, b); }
   FPC_AVX2_LANES __m256 value(X e) const {
-    return _mm256_cvtepi32_ps(_mm256_sub_epi32(e, _mm256_set1_epi32(127)));
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(e, 23), _mm256_set1_epi32(127)));
   }
-  FPC_AVX2_LANES __m256 down(X e) const {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(down_bias, e), 23));
-  }
+  FPC_AVX2_LANES __m256 down(X e) const { return _mm256_castsi256_ps(_mm256_sub_epi32(down_bias, e)); }
   // x 2^(e - F) toward zero: the caller's MXCSR.
   FPC_AVX2_LANES __m256 up(__m256 x, X e) const {
-    return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(e, up_bias), 23)));
+    return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(e, up_bias)));
   }
 };
 
