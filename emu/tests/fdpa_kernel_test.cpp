@@ -1150,7 +1150,8 @@ TEST(FdpaKernel, ExactStepsRowsRangeAfterALaneStopped) {
 
 #if defined(__x86_64__)
 // The kernel's paths that compute in the host's binary32/binary64 give the model's results
-// whatever MXCSR the caller runs with (rounding mode, FTZ, DAZ), and leave it as it was.
+// whatever MXCSR the caller runs with (rounding mode, FTZ, DAZ), and leave it as it was; B by
+// columns and row-major (the row forms, some of which set MXCSR themselves).
 TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
   struct Restore {
     unsigned csr = _mm_getcsr();
@@ -1170,17 +1171,14 @@ TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
       const auto p = unit_for(e, in, out);
       if (!p) continue;
       const FdpaKernel kernel(*p, in, out);
-      const std::size_t n = 8, k = 64;
+      const std::size_t n = 16, k = 64;  // b: n columns of k, contiguous
       std::vector<std::uint64_t> a(k), b(n * k);
       for (auto* v : {&a, &b})
         for (auto& x : *v) {  // ordinary values, and some near the bottom of the range
           const double scale = rng() % 8 == 0 ? std::ldexp(1.0, in.emin() + 1) : 1.0;
           x = convert(std::bit_cast<std::uint64_t>(normal(rng) * scale), f64, in, sat).bits;
         }
-      const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
       const std::vector<std::size_t> oa(n, 0);
-      std::vector<std::size_t> ob(n);
-      for (std::size_t j = 0; j < n; ++j) ob[j] = j * k;
       const std::vector<std::uint64_t> c(n, 0);
       std::vector<std::uint64_t> want(n), got(n);
       for (std::size_t j = 0; j < n; ++j)
@@ -1188,20 +1186,31 @@ TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
                        std::vector<std::uint64_t>(b.begin() + static_cast<std::ptrdiff_t>(j * k),
                                                   b.begin() + static_cast<std::ptrdiff_t>((j + 1) * k)),
                        0);
-      // Toward zero, up, down; each with FTZ and DAZ.
-      for (const unsigned mode : {0x7FC0u, 0xDF80u, 0xBFC0u}) {
-        _mm_setcsr(mode);
-        kernel.dot_many(da, oa, db, ob, 1, k, c, got);
-        const unsigned after = _mm_getcsr();
-        _mm_setcsr(restore.csr);
-        EXPECT_EQ(after, mode) << e.preset;
-        EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name << " MXCSR "
-                             << std::hex << mode;
-        ++compared;
+      // B by columns, then row-major (the row forms where the kernel has them).
+      for (const bool row_major : {false, true}) {
+        std::vector<std::uint64_t> bb(b);
+        std::vector<std::size_t> ob(n);
+        for (std::size_t j = 0; j < n; ++j) {
+          ob[j] = row_major ? j : j * k;
+          if (row_major)
+            for (std::size_t i = 0; i < k; ++i) bb[i * n + j] = b[j * k + i];
+        }
+        const DecodedOperands da = kernel.decode(a), db = kernel.decode(bb, Operand::b);
+        // Toward zero, up, down; each with FTZ and DAZ.
+        for (const unsigned mode : {0x7FC0u, 0xDF80u, 0xBFC0u}) {
+          _mm_setcsr(mode);
+          kernel.dot_many(da, oa, db, ob, row_major ? n : 1, k, c, got);
+          const unsigned after = _mm_getcsr();
+          _mm_setcsr(restore.csr);
+          EXPECT_EQ(after, mode) << e.preset;
+          EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name << " MXCSR "
+                               << std::hex << mode << (row_major ? " (B row-major)" : "");
+          ++compared;
+        }
       }
     }
   }
-  EXPECT_GT(compared, 60);
+  EXPECT_GT(compared, 120);
 }
 #endif
 
