@@ -95,16 +95,19 @@ struct StepLanes256 {
   [[gnu::always_inline]] static void begin_two_sums() { _mm_setcsr(kDownwardCsr); }
   [[gnu::always_inline]] static void end_two_sums() { _mm_setcsr(kDefaultCsr); }
   // RN_24(s) by the bit pattern (no flag, whatever MXCSR's mode): the 29 bits below binary32's
-  // last rounded to nearest even, a carry into the exponent a binade up. Normal binary32 values
-  // have |x|'s pattern within [2^-126, the largest finite]'s.
+  // last rounded to nearest even, a carry into the exponent a binade up.
   FPC_STEPS256 static V nearest(V s, unsigned& bad, int at) {
-    const __m256i r = rounded(_mm256_castpd_si256(s));
-    const __m256i mag = _mm256_and_si256(r, _mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
-    const __m256i out =
-        _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(0x3810000000000000), mag),
-                        _mm256_cmpgt_epi64(mag, _mm256_set1_epi64x(0x47EFFFFFE0000000)));
-    bad |= static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(out))) << at;
-    return _mm256_castsi256_pd(r);
+    const V r = _mm256_castsi256_pd(rounded(_mm256_castpd_si256(s)));
+    const V mag = magnitude(r);
+    bad |= static_cast<unsigned>(_mm256_movemask_pd(not_normal(mag, mag))) << at;
+    return r;
+  }
+  FPC_STEPS256 static V magnitude(V x) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x); }
+  // The lanes where a magnitude lies below binary32's normal range (least) or above its largest
+  // finite value (most), or is NaN.
+  FPC_STEPS256 static V not_normal(V least, V most) {
+    return _mm256_or_pd(_mm256_cmp_pd(least, _mm256_set1_pd(0x1p-126), _CMP_NGE_UQ),
+                        _mm256_cmp_pd(most, _mm256_set1_pd(0x1.fffffep127), _CMP_NLE_UQ));
   }
   FPC_STEPS256 static unsigned differ(V x, V y) {
     return static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(x, y, _CMP_NEQ_UQ)));
@@ -124,7 +127,7 @@ struct StepLanes256 {
     // live: a vector's lanes still running, from bit 0.
     FPC_STEPS256 V nearest(V s, unsigned live) {
       const V r = _mm256_castsi256_pd(rounded(_mm256_castpd_si256(s)));
-      V mag = _mm256_andnot_pd(_mm256_set1_pd(-0.0), r);
+      V mag = magnitude(r);
       if ((live & 0xF) != 0xF) [[unlikely]] {  // a stopped lane's value: whatever it is
         const __m256i bit = _mm256_set_epi64x(8, 4, 2, 1);
         const __m256i on = _mm256_cmpeq_epi64(
@@ -136,9 +139,7 @@ struct StepLanes256 {
       return r;
     }
     FPC_STEPS256 bool all_normal() const {
-      const __m256d out = _mm256_or_pd(_mm256_cmp_pd(least, _mm256_set1_pd(0x1p-126), _CMP_LT_OQ),
-                                        _mm256_cmp_pd(most, _mm256_set1_pd(0x1.fffffep127), _CMP_GT_OQ));
-      return _mm256_movemask_pd(out) == 0;
+      return _mm256_movemask_pd(not_normal(least, most)) == 0;
     }
   };
 };
