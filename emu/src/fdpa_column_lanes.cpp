@@ -77,6 +77,7 @@ struct LaneTile {
   std::size_t stride, nblocks;
   int F, keep;
   bool may_wrap;  // L aligned products and C can pass 2^31: L 2^(F + 2) + 2^(F + 1) > 2^31
+  bool zero_products;  // a zero among a's or b's values: a block's products may all be zero
   LateLanes late;
   const void* ctx;
   std::uint32_t (*fallback)(const void* ctx, int chain, int lane, std::size_t blk,
@@ -331,6 +332,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.F = p_.frac_bits;
   g.keep = f32_kept_bits(p_);
   g.may_wrap = ((2 * L + 1) << (p_.frac_bits + 1)) > (std::size_t{1} << 31);
+  g.zero_products = a.zeros || b.zeros;
   // The exponents' sum in radix 2^r: each product's term 2^(r t - 126), t in [0, R] (R: the
   // spread of the leads of a plus that of b); below 2^128 with up to 2^(r - 1) terms.
   const int r = column_lanes_radix(p_.block);

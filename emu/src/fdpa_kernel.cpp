@@ -789,6 +789,7 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     } else {
       d.sig[i] = 0;
       d.lead[i] = kZeroLead;
+      if (v.is_zero()) d.zeros = true;
     }
   }
   if (lanes) {

@@ -68,6 +68,7 @@ struct DecodedOperands {
   std::vector<std::int32_t> lead;  // exponent of the leading bit position (emin for subnormals)
   std::vector<std::uint64_t> codes;
   bool special = false;            // a NaN or inf among them
+  bool zeros = false;              // a zero among them
   // The host path's values (binary32 or binary64 output), read with the input flushing of the
   // kernel that decoded them, or the binary16 chain's exact binary64 values; another kernel
   // whose reading differs reads the codes again.
