@@ -292,7 +292,7 @@ bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
 }
 
 bool FdpaKernel::column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b,
-                                    std::size_t k) const {
+                                    std::size_t k, std::span<const std::uint64_t> c) const {
   if (!column_lanes_ || a.special || b.special || k < static_cast<std::size_t>(p_.block) ||
       a.value32.empty() || b.value32.empty() || a.min_lead == INT_MAX || b.min_lead == INT_MAX)
     return false;
@@ -300,8 +300,19 @@ bool FdpaKernel::column_lanes_apply(const DecodedOperands& a, const DecodedOpera
   // Products exact and normal in fp32: the smallest above 2^-126, every one below 2^127
   // (|x| < 2^(lead + 1)); 2^(F - e) and 2^(e - F) normal for the smallest e; zero terms below
   // every product.
-  return a.min_exp + b.min_exp >= -126 && a.max_lead + b.max_lead <= 125 &&
-         p_.frac_bits - min_e <= 126 && (p_.zero_exp == INT_MIN || p_.zero_exp <= min_e);
+  if (a.min_exp + b.min_exp < -126 || a.max_lead + b.max_lead > 125 ||
+      p_.frac_bits - min_e > 126 || (p_.zero_exp != INT_MIN && p_.zero_exp > min_e))
+    return false;
+  // A unit that saturates to infinity: the lanes' results toward zero stop at the largest
+  // finite value, so none may reach 2^128 (|D| <= |C| + k 2^(lead(a) + lead(b) + 2)). Late C
+  // rounds to nearest even and sends an infinite result the long way.
+  if (p_.late_c || p_.out_rounding.sat != Saturation::infinite) return true;
+  double largest_c = 0;
+  for (const std::uint64_t code : c)
+    largest_c = std::max(largest_c, std::fabs(static_cast<double>(
+                                        std::bit_cast<float>(static_cast<std::uint32_t>(code)))));
+  return largest_c + std::ldexp(static_cast<double>(k), a.max_lead + b.max_lead + 2) <
+         0x1p128;
 }
 
 void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,

@@ -1246,7 +1246,7 @@ void FdpaKernel::dot_many(const DecodedOperands& a, std::span<const std::size_t>
                                 std::to_string(c.size()) + " C values, " +
                                 std::to_string(out.size()) + " outputs");
   const detail::DefaultHostFpMode fp_mode;
-  if (column_lanes_apply(a, b, k) &&
+  if (column_lanes_apply(a, b, k, c) &&
       stride_b >= static_cast<std::size_t>(column_lanes_width())) {
     const auto tile = [&](const std::size_t* oa, const std::size_t* ob, int n, std::uint64_t* d) {
       dot_column_lanes(a, oa, b, ob, stride_b, k, n, d);

@@ -696,32 +696,44 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
   column_lanes_as_model(kernel, p, {f16, f32}, a, b, n, k, c);
 }
 
-// The column lanes at the top of fp32's range (ampere bf16): C near 2^128 and products near
-// 2^120 whose block sums carry it past the largest finite value, or not: the lanes' result
-// there is the model's (toward zero: the largest finite value), not inf.
+// The column lanes at the top of fp32's range: C near 2^128 and products near 2^120 whose
+// block sums carry it past the largest finite value, or not. Toward zero, IEEE stops there
+// (ampere: the largest finite value); a unit that saturates to infinity (hopper, as the H200
+// measured) gives inf, which the lanes' rounding cannot: they step aside for such operands.
 TEST(FdpaKernel, ColumnLanesNearTheTopOfTheRange) {
   const Format bf16 = parse_format("bf16"), f32 = parse_format("f32");
-  const FdpaParams p = find_matrix_unit("ampere", bf16, f32);
-  const FdpaKernel kernel(p, bf16, f32);
-  if (!kernel.row_major_b())
-    GTEST_SKIP() << kNoColumnLanes;
-  std::mt19937_64 rng(11);
-  constexpr std::size_t rows = 3, n = 16, k = 64;
-  auto code = [&] {  // 2^59 .. 2^60 (bf16 exponent field 186 .. 187), either sign, mostly +
-    return ((rng() % 4 == 0 ? 1u : 0u) << 15) | ((186u + rng() % 2) << 7) | (rng() & 0x7F);
-  };
-  std::vector<std::uint64_t> a(rows * k), b(k * n);
-  for (auto& v : a) v = code();
-  for (auto& v : b) v = code();
-  const std::uint64_t cs[] = {0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000, 0x7F700000, 0x7F600000,
-                              0x3F800000};
-  std::vector<std::uint64_t> c(rows * n);
-  for (auto& v : c) v = cs[rng() % std::size(cs)];
-  const std::vector<std::uint64_t> got = column_lanes_as_model(kernel, p, {bf16, f32}, a, b, n, k, c);
-  int saturated = 0;
-  for (std::size_t o = 0; o < c.size(); ++o)
-    saturated += (got[o] & 0x7FFFFFFF) == 0x7F7FFFFF && (c[o] & 0x7FFFFFFF) != 0x7F7FFFFF;
-  EXPECT_GT(saturated, 0);  // some sums do pass the largest finite value
+  for (const char* preset : {"ampere", "hopper"}) {
+    const FdpaParams p = find_matrix_unit(preset, bf16, f32);
+    const FdpaKernel kernel(p, bf16, f32);
+    if (!kernel.row_major_b())
+      GTEST_SKIP() << kNoColumnLanes;
+    const bool to_inf = p.out_rounding.sat == Saturation::infinite;
+    EXPECT_EQ(to_inf, std::string_view(preset) == "hopper");
+    std::mt19937_64 rng(11);
+    constexpr std::size_t rows = 3, n = 16, k = 64;
+    auto code = [&] {  // 2^59 .. 2^60 (bf16 exponent field 186 .. 187), either sign, mostly +
+      return ((rng() % 4 == 0 ? 1u : 0u) << 15) | ((186u + rng() % 2) << 7) | (rng() & 0x7F);
+    };
+    std::vector<std::uint64_t> a(rows * k), b(k * n);
+    for (auto& v : a) v = code();
+    for (auto& v : b) v = code();
+    const std::uint64_t cs[] = {0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000, 0x7F700000, 0x7F600000,
+                                0x3F800000};
+    std::vector<std::uint64_t> c(rows * n);
+    for (auto& v : c) v = cs[rng() % std::size(cs)];
+    const std::vector<std::uint64_t> got =
+        column_lanes_as_model(kernel, p, {bf16, f32}, a, b, n, k, c);
+    int past = 0, largest = 0;
+    for (std::size_t o = 0; o < c.size(); ++o) {
+      past += (got[o] & 0x7FFFFFFF) == 0x7F800000;
+      largest += (got[o] & 0x7FFFFFFF) == 0x7F7FFFFF && (c[o] & 0x7FFFFFFF) != 0x7F7FFFFF;
+    }
+    // Some sums do pass the largest finite value; toward zero in IEEE, nothing reaches inf.
+    EXPECT_GT(to_inf ? past : largest, 0) << preset;
+    if (!to_inf) {
+      EXPECT_EQ(past, 0) << preset;
+    }
+  }
 }
 
 // The late-C path's eight lanes (CDNA3: dot_many with eight columns): C far below the block

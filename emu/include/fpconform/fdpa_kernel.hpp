@@ -224,7 +224,8 @@ class FdpaKernel {
   static bool column_lanes_serve(const FdpaParams& p, const FdpaFormats& f);
   // decode, with the column lanes' values or without.
   DecodedOperands decode(std::span<const std::uint64_t> codes, Operand which, bool lanes) const;
-  bool column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b, std::size_t k) const;
+  bool column_lanes_apply(const DecodedOperands& a, const DecodedOperands& b, std::size_t k,
+                          std::span<const std::uint64_t> c) const;
   void dot_column_lanes(const DecodedOperands& a, const std::size_t* offset_a,
                         const DecodedOperands& b, const std::size_t* offset_b,
                         std::size_t stride_b, std::size_t k, int n, std::uint64_t* d) const;
