@@ -41,12 +41,10 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static F add(F a, F b) { return _mm512_add_ps(a, b); }
   FPC_AVX512_LANES static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
   FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
-  FPC_AVX512_LANES static F sub(F a, F b) { return _mm512_sub_ps(a, b); }
   FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
   FPC_AVX512_LANES static Z truncate(F x) { return _mm512_cvttps_epi32(x); }
   // floor(log2 |x|) of a nonzero x, subnormals too; -inf for zero.
   FPC_AVX512_LANES static F exponent(F x) { return _mm512_getexp_ps(x); }
-  FPC_AVX512_LANES static F times_pow2(F x, F t) { return _mm512_scalef_ps(x, t); }
   // a + b rounded toward zero.
   FPC_AVX512_LANES static F add_rz(F a, F b) {
     return _mm512_add_round_ps(a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -59,7 +57,6 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static Z jam(Z x, Z bits) {
     return _mm512_mask_or_epi32(x, _mm512_test_epi32_mask(bits, bits), x, _mm512_set1_epi32(1));
   }
-  FPC_AVX512_LANES static F min(F a, F b) { return _mm512_min_ps(a, b); }
   FPC_AVX512_LANES static Z floor_int(F x) {
     return _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
   }
@@ -83,9 +80,6 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static unsigned lanes_in(F x, float lo, float hi) {
     return _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_GE_OQ) &
            _mm512_cmp_ps_mask(x, _mm512_set1_ps(hi), _CMP_LE_OQ);
-  }
-  FPC_AVX512_LANES static unsigned lanes_at_least(F x, float lo) {
-    return _mm512_cmp_ps_mask(x, _mm512_set1_ps(lo), _CMP_GE_OQ);
   }
   FPC_AVX512_LANES static unsigned nan_inf_lanes(F x) { return _mm512_fpclass_ps_mask(x, 0x99); }
   FPC_AVX512_LANES static unsigned not_normal_lanes(F x) {
@@ -120,7 +114,6 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F add(F a, F b) { return _mm256_add_ps(a, b); }
   FPC_AVX2_LANES static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
-  FPC_AVX2_LANES static F sub(F a, F b) { return _mm256_sub_ps(a, b); }
   FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }
   FPC_AVX2_LANES static Z truncate(F x) { return _mm256_cvttps_epi32(x); }
   FPC_AVX2_LANES static Z field(F x) {
@@ -129,12 +122,6 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F exponent(F x) {
     return _mm256_cvtepi32_ps(_mm256_sub_epi32(field(x), _mm256_set1_epi32(127)));
   }
-  // 2^t for an integral t in [-126, 127].
-  FPC_AVX2_LANES static F pow2(F t) {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(
-        _mm256_add_epi32(_mm256_cvttps_epi32(t), _mm256_set1_epi32(127)), 23));
-  }
-  FPC_AVX2_LANES static F times_pow2(F x, F t) { return _mm256_mul_ps(x, pow2(t)); }
   FPC_AVX2_LANES static F to_float_rz(Z x) { return _mm256_cvtepi32_ps(x); }
   FPC_AVX2_LANES static Z subi(Z a, Z b) { return _mm256_sub_epi32(a, b); }
   FPC_AVX2_LANES static Z srav(Z x, Z n) { return _mm256_srav_epi32(x, n); }
@@ -143,7 +130,6 @@ struct Avx2Lanes {
     const Z zero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
     return _mm256_or_si256(x, _mm256_andnot_si256(zero, _mm256_set1_epi32(1)));
   }
-  FPC_AVX2_LANES static F min(F a, F b) { return _mm256_min_ps(a, b); }
   FPC_AVX2_LANES static Z floor_int(F x) { return _mm256_cvttps_epi32(_mm256_floor_ps(x)); }
   FPC_AVX2_LANES static F to_float_rn(Z x) { return _mm256_cvtepi32_ps(x); }  // MXCSR: RNE
   FPC_AVX2_LANES static F blend_lanes(unsigned mask, F a, F b) {
@@ -168,17 +154,15 @@ struct Avx2Lanes {
         _mm256_and_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GE_OQ),
                       _mm256_cmp_ps(x, _mm256_set1_ps(hi), _CMP_LE_OQ))));
   }
-  FPC_AVX2_LANES static unsigned lanes_at_least(F x, float lo) {
-    return static_cast<unsigned>(
-        _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_set1_ps(lo), _CMP_GE_OQ)));
-  }
   FPC_AVX2_LANES static unsigned nan_inf_lanes(F x) {
     return lanes(_mm256_cmpeq_epi32(field(x), _mm256_set1_epi32(0xFF)));
   }
+  // The field plus one, in its place, below 2 (inf and NaN carry into the sign).
   FPC_AVX2_LANES static unsigned not_normal_lanes(F x) {
-    const Z f = field(x);
-    return lanes(_mm256_or_si256(_mm256_cmpeq_epi32(f, _mm256_setzero_si256()),
-                                 _mm256_cmpeq_epi32(f, _mm256_set1_epi32(0xFF))));
+    const Z field_up = _mm256_add_epi32(
+        _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x7F800000)),
+        _mm256_set1_epi32(0x00800000));
+    return lanes(_mm256_cmpgt_epi32(_mm256_set1_epi32(0x01000000), field_up));
   }
   FPC_AVX2_LANES static unsigned wrapped_lanes(Z sum, Z x, Z y) {
     return lanes(_mm256_and_si256(_mm256_xor_si256(sum, x), _mm256_xor_si256(sum, y)));

@@ -195,6 +195,28 @@ struct ExponentsOf<Avx512Lanes> {
   FPC_AVX512_LANES __m512 up(__m512 x, X e) const {
     return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f_up), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
+  // The late stage's gaps in binades (D): lead(C) - E (E: e's ceiling; -inf for a zero C), and
+  // what derives from it.
+  using D = __m512;
+  FPC_AVX512_LANES D gap(__m512 c, X e) const {
+    return _mm512_sub_ps(_mm512_getexp_ps(c), value(e));
+  }
+  FPC_AVX512_LANES unsigned at_least(D d, float v) const {
+    return _mm512_cmp_ps_mask(d, _mm512_set1_ps(v), _CMP_GE_OQ);
+  }
+  // max(d - v, 0)
+  FPC_AVX512_LANES D excess(D d, float v) const {
+    return _mm512_max_ps(_mm512_sub_ps(d, _mm512_set1_ps(v)), _mm512_setzero_ps());
+  }
+  FPC_AVX512_LANES D less(D a, D b) const { return _mm512_sub_ps(a, b); }
+  FPC_AVX512_LANES __m512i count(D d) const { return _mm512_cvttps_epi32(d); }
+  // c 2^(F - E - g) and x 2^(E - F + g) (scale: 2^(F - E)).
+  FPC_AVX512_LANES __m512 lower(__m512 c, X e, __m512, D g) const {
+    return _mm512_scalef_ps(c, _mm512_sub_ps(_mm512_sub_ps(f, value(e)), g));
+  }
+  FPC_AVX512_LANES __m512 raise(__m512 x, X e, D g) const {
+    return _mm512_scalef_ps(x, _mm512_sub_ps(g, _mm512_sub_ps(f, value(e))));
+  }
 };
 
 // As the biased exponent in a binary32's exponent field (e + 127, shifted up by 23), so that a
@@ -232,6 +254,32 @@ struct ExponentsOf<Avx2Lanes> {
   // x 2^(e - F) toward zero: the caller's MXCSR.
   FPC_AVX2_LANES __m256 up(__m256 x, X e) const {
     return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(e, up_bias)));
+  }
+  // The late stage's gaps in binades as int32 (D): lead(C) - e (a zero or subnormal C's lead
+  // -127), and what derives from it; the powers of two by their fields.
+  using D = __m256i;
+  FPC_AVX2_LANES D gap(__m256 c, X e) const {
+    const __m256i c_field = _mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7F800000));
+    return _mm256_srai_epi32(_mm256_sub_epi32(c_field, e), 23);
+  }
+  FPC_AVX2_LANES unsigned at_least(D d, float v) const {
+    const __m256i below = _mm256_set1_epi32(static_cast<std::int32_t>(v) - 1);
+    return static_cast<unsigned>(
+        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(d, below))));
+  }
+  FPC_AVX2_LANES D excess(D d, float v) const {
+    return _mm256_max_epi32(_mm256_sub_epi32(d, _mm256_set1_epi32(static_cast<std::int32_t>(v))),
+                            _mm256_setzero_si256());
+  }
+  FPC_AVX2_LANES D less(D a, D b) const { return _mm256_sub_epi32(a, b); }
+  FPC_AVX2_LANES __m256i count(D d) const { return d; }
+  FPC_AVX2_LANES __m256 lower(__m256 c, X, __m256 scale, D g) const {
+    const __m256i power = _mm256_sub_epi32(_mm256_castps_si256(scale), _mm256_slli_epi32(g, 23));
+    return _mm256_mul_ps(c, _mm256_castsi256_ps(power));
+  }
+  FPC_AVX2_LANES __m256 raise(__m256 x, X e, D g) const {
+    const __m256i power = _mm256_add_epi32(_mm256_sub_epi32(e, up_bias), _mm256_slli_epi32(g, 23));
+    return _mm256_mul_ps(x, _mm256_castsi256_ps(power));
   }
 };
 
