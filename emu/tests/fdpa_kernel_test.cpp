@@ -1229,6 +1229,116 @@ TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
 }
 #endif
 
+// Every preset's dot_many against the model, f32 and f16 out, B by columns and row-major: two
+// rows of k = 64 against 16 columns, the operands from value(in), C from the codes cs(out).
+// Returns the results compared and counts the model's results of each class in `classes`.
+struct ClassCounts {
+  int compared = 0, inf = 0, zero = 0, negative_zero = 0, subnormal = 0;
+};
+template <class Value, class Cs>
+ClassCounts every_preset_as_model(std::mt19937_64& rng, Value value, Cs cs) {
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  ClassCounts counts;
+  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
+    const Format in = parse_format(e.input);
+    if (in.width() > 19) continue;
+    for (const char* out_name : {"f32", "f16"}) {
+      const Format out = parse_format(out_name);
+      const auto p = unit_for(e, in, out);
+      if (!p) continue;
+      const FdpaKernel kernel(*p, in, out);
+      constexpr std::size_t rows = 2, n = 16, k = 64;  // b: n columns of k, contiguous
+      std::vector<std::uint64_t> a(rows * k), b(n * k);
+      for (auto* v : {&a, &b})
+        for (auto& x : *v) x = convert(std::bit_cast<std::uint64_t>(value(in)), f64, in, sat).bits;
+      const std::vector<std::uint64_t> c_codes = cs(out);
+      std::vector<std::uint64_t> c(rows * n), want(rows * n), got(rows * n);
+      for (auto& x : c) x = c_codes[rng() % c_codes.size()];
+      std::vector<std::size_t> oa(rows * n);
+      for (std::size_t o = 0; o < rows * n; ++o) {
+        oa[o] = o / n * k;
+        const std::size_t j = o % n;
+        want[o] = fdpa(*p, in, out,
+                       std::vector<std::uint64_t>(a.begin() + static_cast<std::ptrdiff_t>(oa[o]),
+                                                  a.begin() + static_cast<std::ptrdiff_t>(oa[o] + k)),
+                       std::vector<std::uint64_t>(b.begin() + static_cast<std::ptrdiff_t>(j * k),
+                                                  b.begin() + static_cast<std::ptrdiff_t>((j + 1) * k)),
+                       c[o]);
+        const std::uint64_t magnitude = want[o] & out.magnitude_mask();
+        counts.inf += out.is_inf_code(want[o]);
+        counts.zero += magnitude == 0;
+        counts.negative_zero += want[o] == out.sign_mask();
+        counts.subnormal += magnitude != 0 && magnitude < (std::uint64_t{1} << out.man_bits);
+      }
+      for (const bool row_major : {false, true}) {
+        std::vector<std::uint64_t> bb(b);
+        std::vector<std::size_t> ob(rows * n);
+        for (std::size_t o = 0; o < rows * n; ++o) ob[o] = row_major ? o % n : o % n * k;
+        if (row_major)
+          for (std::size_t j = 0; j < n; ++j)
+            for (std::size_t i = 0; i < k; ++i) bb[i * n + j] = b[j * k + i];
+        const DecodedOperands da = kernel.decode(a), db = kernel.decode(bb, Operand::b);
+        kernel.dot_many(da, oa, db, ob, row_major ? n : 1, k, c, got);
+        EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name
+                             << (row_major ? " (B row-major)" : "");
+        ++counts.compared;
+      }
+    }
+  }
+  return counts;
+}
+
+// At the top of the output's range: operands near the top of their format's (bf16 and tf32
+// near 2^60, where the fast paths still take them), mostly positive, and C at the output's
+// largest finite value, its negative, half of it, 1 or 0. Sums pass the largest finite value:
+// each unit's overflow rule (IEEE, or saturation to inf or to the largest finite value).
+TEST(FdpaKernel, EveryPresetAtTheTopOfTheRange) {
+  std::mt19937_64 rng(23);
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  const ClassCounts counts = every_preset_as_model(
+      rng,
+      [&](const Format& in) {
+        return (rng() % 4 == 0 ? -1.0 : 1.0) * std::ldexp(1.0, std::min(in.emax(), 60)) *
+               std::ldexp(1.0 + static_cast<double>(rng() % 1024) / 1024.0, -(rng() % 3));
+      },
+      [&](const Format& out) {
+        const std::uint64_t largest = convert(0x7FEFFFFFFFFFFFFF, f64, out, sat).bits;
+        const double half = std::bit_cast<double>(convert(largest, out, f64, sat).bits) / 2;
+        return std::vector<std::uint64_t>{largest, largest | out.sign_mask(),
+                                          convert(std::bit_cast<std::uint64_t>(half), f64, out, sat).bits,
+                                          convert(0x3FF0000000000000, f64, out, sat).bits, 0};
+      });
+  EXPECT_GT(counts.compared, 100);
+  EXPECT_GT(counts.inf, 100);  // the model's overflow results are among them
+}
+
+// At the bottom: operands near the bottom of their format's normal range (bf16 and tf32 near
+// 2^-60), either sign, so that products cancel; C zero of either sign, the output's least
+// subnormal of either sign, or its least normal. Results underflow: each unit's subnormal
+// results, flushes and signs of zero.
+TEST(FdpaKernel, EveryPresetAtTheBottomOfTheRange) {
+  std::mt19937_64 rng(29);
+  const ClassCounts counts = every_preset_as_model(
+      rng,
+      [&](const Format& in) {
+        return (rng() % 2 ? -1.0 : 1.0) * std::ldexp(1.0, std::max(in.emin(), -60)) *
+               std::ldexp(1.0 + static_cast<double>(rng() % 4) / 4.0, static_cast<int>(rng() % 3));
+      },
+      [&](const Format& out) {
+        const std::uint64_t least_normal = std::uint64_t{1} << out.man_bits;
+        return std::vector<std::uint64_t>{0, out.sign_mask(), 1, out.sign_mask() | 1, least_normal,
+                                          out.sign_mask() | least_normal};
+      });
+  EXPECT_GT(counts.compared, 100);
+  EXPECT_GT(counts.zero, 100);
+  EXPECT_GT(counts.negative_zero, 0);
+  EXPECT_GT(counts.subnormal, 100);
+}
+
 // The exact unit's binary64 lanes (one running sum, its rounding errors kept and summed) where
 // the errors' own binary64 sum rounds: 2^100 hides 1, 3 * 2^-24, 2^-51 and sixteen -2^-54, then
 // goes. The exact sum 1 + 3 * 2^-24 - 2^-51 lies below the midpoint 1 + 3 * 2^-24: binary32
