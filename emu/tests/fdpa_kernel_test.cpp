@@ -809,6 +809,29 @@ TEST(FdpaKernel, F16ChainRoundsOnceByHand) {
   EXPECT_EQ(k.dot(tiny, std::vector<std::uint64_t>{0x3800}, 0x03FF), 0x0400u);
 }
 
+// The binary16 chain's row forms (dot_many, B row-major) round x y + c once: (1 + 2^-10)
+// (2^-10 - 2^-20) = 2^-10 - 2^-30, added to 2 + 2^-9 (last bit odd), lies just below the tie
+// 2 + 2^-9 + 2^-10. Rounded to 24 bits first it would be that tie, and to even would go up
+// (0x4002); once, it goes down (0x4001). With C = 2 (last bit even) both give 2.
+TEST(FdpaKernel, F16RowsRoundOnce) {
+  const Format f16 = parse_format("f16");
+  const FdpaKernel kernel(find_matrix_unit("x86-avx512-fp16", f16, f16), f16, f16);
+  if (!kernel.row_major_b())
+    GTEST_SKIP() << "the binary16 chain's row forms need AVX2 and F16C, or AVX-512";
+  constexpr std::size_t n = 16;
+  const std::vector<std::uint64_t> a{0x3C01, 0xBC01, 0x3C01}, b(n, 0x13FE);  // 1 + 2^-10 | ...
+  std::vector<std::uint64_t> c(3 * n), got(3 * n);
+  std::vector<std::size_t> oa(3 * n), ob(3 * n);
+  const std::uint64_t cs[] = {0x4001, 0xC001, 0x4000};  // 2 + 2^-9, its negative, 2
+  for (std::size_t o = 0; o < 3 * n; ++o) {
+    oa[o] = o / n;
+    ob[o] = o % n;
+    c[o] = cs[o / n];
+  }
+  kernel.dot_many(kernel.decode(a), oa, kernel.decode(b, Operand::b), ob, n, 1, c, got);
+  for (std::size_t o = 0; o < 3 * n; ++o) EXPECT_EQ(got[o], cs[o / n]) << "output " << o;
+}
+
 // The binary16 chain's row form (x86-avx512-fp16, rows of A against sixteen columns of a
 // row-major B, eight with AVX2; AVX512-FP16's own fma, or elsewhere binary32 rounded to odd) against
 // fdpa: binary16 operands, fp8 ones (held exactly) and a mixed pair; 1-15 rows, 16/24/37
@@ -1163,80 +1186,17 @@ TEST(FdpaKernel, ExactStepsRowsRangeAfterALaneStopped) {
   EXPECT_EQ(want[2], 0x40A00000u);  // 5
 }
 
-#if defined(__x86_64__)
-// The kernel's paths that compute in the host's binary32/binary64 give the model's results
-// whatever MXCSR the caller runs with (rounding mode, FTZ, DAZ), and leave it as it was; B by
-// columns and row-major (the row forms, some of which set MXCSR themselves).
-TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
-  struct Restore {
-    unsigned csr = _mm_getcsr();
-    ~Restore() { _mm_setcsr(csr); }
-  } restore;
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  const Format f64 = parse_format("f64");
-  Rounding sat;
-  sat.sat = Saturation::finite;
-  int compared = 0;
-  for (const MatrixUnitEntry& e : matrix_unit_entries()) {
-    const Format in = parse_format(e.input);
-    if (in.width() > 16) continue;
-    for (const char* out_name : {"f32", "f16"}) {
-      const Format out = parse_format(out_name);
-      const auto p = unit_for(e, in, out);
-      if (!p) continue;
-      const FdpaKernel kernel(*p, in, out);
-      const std::size_t n = 16, k = 64;  // b: n columns of k, contiguous
-      std::vector<std::uint64_t> a(k), b(n * k);
-      for (auto* v : {&a, &b})
-        for (auto& x : *v) {  // ordinary values, and some near the bottom of the range
-          const double scale = rng() % 8 == 0 ? std::ldexp(1.0, in.emin() + 1) : 1.0;
-          x = convert(std::bit_cast<std::uint64_t>(normal(rng) * scale), f64, in, sat).bits;
-        }
-      const std::vector<std::size_t> oa(n, 0);
-      const std::vector<std::uint64_t> c(n, 0);
-      std::vector<std::uint64_t> want(n), got(n);
-      for (std::size_t j = 0; j < n; ++j)
-        want[j] = fdpa(*p, in, out, a,
-                       std::vector<std::uint64_t>(b.begin() + static_cast<std::ptrdiff_t>(j * k),
-                                                  b.begin() + static_cast<std::ptrdiff_t>((j + 1) * k)),
-                       0);
-      // B by columns, then row-major (the row forms where the kernel has them).
-      for (const bool row_major : {false, true}) {
-        std::vector<std::uint64_t> bb(b);
-        std::vector<std::size_t> ob(n);
-        for (std::size_t j = 0; j < n; ++j) {
-          ob[j] = row_major ? j : j * k;
-          if (row_major)
-            for (std::size_t i = 0; i < k; ++i) bb[i * n + j] = b[j * k + i];
-        }
-        const DecodedOperands da = kernel.decode(a), db = kernel.decode(bb, Operand::b);
-        // Toward zero, up, down; each with FTZ and DAZ.
-        for (const unsigned mode : {0x7FC0u, 0xDF80u, 0xBFC0u}) {
-          _mm_setcsr(mode);
-          kernel.dot_many(da, oa, db, ob, row_major ? n : 1, k, c, got);
-          const unsigned after = _mm_getcsr();
-          _mm_setcsr(restore.csr);
-          EXPECT_EQ(after, mode) << e.preset;
-          EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name << " MXCSR "
-                               << std::hex << mode << (row_major ? " (B row-major)" : "");
-          ++compared;
-        }
-      }
-    }
-  }
-  EXPECT_GT(compared, 120);
-}
-#endif
 
 // Every preset's dot_many against the model, f32 and f16 out, B by columns and row-major: two
-// rows of k = 64 against 16 columns, the operands from value(in), C from the codes cs(out).
-// Returns the results compared and counts the model's results of each class in `classes`.
+// rows of k = 64 against 16 columns, the operands from value(in), C from the codes cs(out);
+// under each MXCSR value of `mxcsr` in turn (x86; none: as the caller runs), which dot_many
+// must leave as it was. Counts the comparisons and the model's results of each class.
 struct ClassCounts {
   int compared = 0, inf = 0, zero = 0, negative_zero = 0, subnormal = 0;
 };
 template <class Value, class Cs>
-ClassCounts every_preset_as_model(std::mt19937_64& rng, Value value, Cs cs) {
+ClassCounts every_preset_as_model(std::mt19937_64& rng, Value value, Cs cs,
+                                  std::span<const unsigned> mxcsr = {}) {
   const Format f64 = parse_format("f64");
   Rounding sat;
   sat.sat = Saturation::finite;
@@ -1280,15 +1240,48 @@ ClassCounts every_preset_as_model(std::mt19937_64& rng, Value value, Cs cs) {
           for (std::size_t j = 0; j < n; ++j)
             for (std::size_t i = 0; i < k; ++i) bb[i * n + j] = b[j * k + i];
         const DecodedOperands da = kernel.decode(a), db = kernel.decode(bb, Operand::b);
-        kernel.dot_many(da, oa, db, ob, row_major ? n : 1, k, c, got);
-        EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name
-                             << (row_major ? " (B row-major)" : "");
-        ++counts.compared;
+        const auto run = [&](const std::string& how) {
+          kernel.dot_many(da, oa, db, ob, row_major ? n : 1, k, c, got);
+          EXPECT_EQ(got, want) << e.preset << " " << e.input << "->" << out_name
+                               << (row_major ? " (B row-major)" : "") << how;
+          ++counts.compared;
+        };
+#if defined(__x86_64__)
+        for (const unsigned mode : mxcsr) {
+          const unsigned before = _mm_getcsr();
+          _mm_setcsr(mode);
+          run(" MXCSR " + std::to_string(mode));
+          const unsigned after = _mm_getcsr();
+          _mm_setcsr(before);
+          EXPECT_EQ(after, mode) << e.preset;
+        }
+        if (!mxcsr.empty()) continue;
+#endif
+        run("");
       }
     }
   }
   return counts;
 }
+
+#if defined(__x86_64__)
+// The kernel's paths that compute in the host's binary32/binary64 give the model's results
+// whatever MXCSR the caller runs with (rounding mode, FTZ, DAZ), and leave it as it was; B by
+// columns and row-major (the row forms, some of which set MXCSR themselves). Ordinary operands
+// and some near the bottom of their range.
+TEST(FdpaKernel, CallersMxcsrChangesNoResult) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const unsigned modes[] = {0x7FC0u, 0xDF80u, 0xBFC0u};  // toward zero, up, down; FTZ and DAZ
+  const ClassCounts counts = every_preset_as_model(
+      rng,
+      [&](const Format& in) {
+        return normal(rng) * (rng() % 8 == 0 ? std::ldexp(1.0, in.emin() + 1) : 1.0);
+      },
+      [](const Format&) { return std::vector<std::uint64_t>{0}; }, modes);
+  EXPECT_GT(counts.compared, 360);
+}
+#endif
 
 // At the top of the output's range: operands near the top of their format's (bf16 and tf32
 // near 2^60, where the fast paths still take them), mostly positive, and C at the output's
