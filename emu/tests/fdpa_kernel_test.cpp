@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string_view>
@@ -1330,6 +1331,33 @@ TEST(FdpaKernel, EveryPresetAtTheBottomOfTheRange) {
   EXPECT_GT(counts.zero, 100);
   EXPECT_GT(counts.negative_zero, 0);
   EXPECT_GT(counts.subnormal, 100);
+}
+
+// Specials: C inf of either sign, NaN, zero or 1; ordinary operands, in every other unit
+// (operands are drawn 2 x 64 + 64 x 16 at a time) with an infinity or a NaN now and then (in
+// formats without them, the largest finite value: the conversion saturates). Each unit's NaN
+// and inf rules (inf - inf, NaN patterns, saturation) are the model's.
+TEST(FdpaKernel, EveryPresetWithSpecials) {
+  std::mt19937_64 rng(31);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::size_t drawn = 0;
+  const ClassCounts counts = every_preset_as_model(
+      rng,
+      [&](const Format&) {
+        const bool specials = drawn++ / (2 * 64 + 64 * 16) % 2 == 1;
+        const unsigned pick = specials ? rng() % 64 : 3;
+        return pick == 0   ? std::numeric_limits<double>::infinity()
+               : pick == 1 ? -std::numeric_limits<double>::infinity()
+               : pick == 2 ? std::numeric_limits<double>::quiet_NaN()
+                           : normal(rng);
+      },
+      [](const Format& out) {
+        const std::uint64_t one = convert(0x3FF0000000000000, parse_format("f64"), out, {}).bits;
+        return std::vector<std::uint64_t>{0, out.inf_code(false), out.inf_code(true),
+                                          out.nan_code(false), one};
+      });
+  EXPECT_GT(counts.compared, 100);
+  EXPECT_GT(counts.inf, 100);
 }
 
 // The exact unit's binary64 lanes (one running sum, its rounding errors kept and summed) where
