@@ -255,7 +255,7 @@ struct ExponentsOf<Avx2Lanes> {
   FPC_AVX2_LANES __m256 up(__m256 x, X e) const {
     return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(e, up_bias)));
   }
-  // The late stage's gaps in binades as int32 (D): lead(C) - e (a zero or subnormal C's lead
+  // The late stage's gaps in binades as int32 (D): lead(C) - E (a zero or subnormal C's lead
   // -127), and what derives from it; the powers of two by their fields.
   using D = __m256i;
   FPC_AVX2_LANES D gap(__m256 c, X e) const {

@@ -1195,6 +1195,7 @@ TEST(FdpaKernel, ExactStepsRowsRangeAfterALaneStopped) {
 struct ClassCounts {
   int compared = 0, inf = 0, zero = 0, negative_zero = 0, subnormal = 0;
 };
+constexpr std::size_t kPresetRows = 2, kPresetColumns = 16, kPresetK = 64;
 template <class Value, class Cs>
 ClassCounts every_preset_as_model(std::mt19937_64& rng, Value value, Cs cs,
                                   std::span<const unsigned> mxcsr = {}) {
@@ -1210,8 +1211,8 @@ ClassCounts every_preset_as_model(std::mt19937_64& rng, Value value, Cs cs,
       const auto p = unit_for(e, in, out);
       if (!p) continue;
       const FdpaKernel kernel(*p, in, out);
-      constexpr std::size_t rows = 2, n = 16, k = 64;  // b: n columns of k, contiguous
-      std::vector<std::uint64_t> a(rows * k), b(n * k);
+      constexpr std::size_t rows = kPresetRows, n = kPresetColumns, k = kPresetK;
+      std::vector<std::uint64_t> a(rows * k), b(n * k);  // b: n columns of k, contiguous
       for (auto* v : {&a, &b})
         for (auto& x : *v) x = convert(std::bit_cast<std::uint64_t>(value(in)), f64, in, sat).bits;
       const std::vector<std::uint64_t> c_codes = cs(out);
@@ -1333,10 +1334,10 @@ TEST(FdpaKernel, EveryPresetAtTheBottomOfTheRange) {
   EXPECT_GT(counts.subnormal, 100);
 }
 
-// Specials: C inf of either sign, NaN, zero or 1; ordinary operands, in every other unit
-// (operands are drawn 2 x 64 + 64 x 16 at a time) with an infinity or a NaN now and then (in
-// formats without them, the largest finite value: the conversion saturates). Each unit's NaN
-// and inf rules (inf - inf, NaN patterns, saturation) are the model's.
+// Specials: C inf of either sign, NaN, zero or 1; ordinary operands, in every other unit (each
+// unit's a and b drawn in one run) with an infinity or a NaN now and then (in formats without
+// them, the largest finite value: the conversion saturates). Each unit's NaN and inf rules
+// (inf - inf, NaN patterns, saturation) are the model's.
 TEST(FdpaKernel, EveryPresetWithSpecials) {
   std::mt19937_64 rng(31);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -1344,7 +1345,8 @@ TEST(FdpaKernel, EveryPresetWithSpecials) {
   const ClassCounts counts = every_preset_as_model(
       rng,
       [&](const Format&) {
-        const bool specials = drawn++ / (2 * 64 + 64 * 16) % 2 == 1;
+        const bool specials =
+            drawn++ / (kPresetRows * kPresetK + kPresetK * kPresetColumns) % 2 == 1;
         const unsigned pick = specials ? rng() % 64 : 3;
         return pick == 0   ? std::numeric_limits<double>::infinity()
                : pick == 1 ? -std::numeric_limits<double>::infinity()
