@@ -43,6 +43,17 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
   FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
   FPC_AVX512_LANES static Z truncate(F x) { return _mm512_cvttps_epi32(x); }
+  FPC_AVX512_LANES static Z load_words(const std::uint32_t* p) { return _mm512_loadu_si512(p); }
+  FPC_AVX512_LANES static Z broadcast_word(const std::uint32_t* p) {
+    return _mm512_set1_epi32(static_cast<int>(*p));
+  }
+  // Per byte: a - b saturated at 0, the larger of a and b (unsigned).
+  FPC_AVX512_LANES static Z sub_sat_u8(Z a, Z b) { return _mm512_subs_epu8(a, b); }
+  FPC_AVX512_LANES static Z max_u8(Z a, Z b) { return _mm512_max_epu8(a, b); }
+  // Lanes whose byte n is zero.
+  FPC_AVX512_LANES static unsigned zero_byte_lanes(Z x, int n) {
+    return _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0xFF << (8 * n)));
+  }
   // floor(log2 |x|) of a nonzero x, subnormals too; -inf for zero.
   FPC_AVX512_LANES static F exponent(F x) { return _mm512_getexp_ps(x); }
   // a + b rounded toward zero.
@@ -116,6 +127,14 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
   FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }
   FPC_AVX2_LANES static Z truncate(F x) { return _mm256_cvttps_epi32(x); }
+  FPC_AVX2_LANES static Z load_words(const std::uint32_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  FPC_AVX2_LANES static Z broadcast_word(const std::uint32_t* p) {
+    return _mm256_set1_epi32(static_cast<int>(*p));
+  }
+  FPC_AVX2_LANES static Z sub_sat_u8(Z a, Z b) { return _mm256_subs_epu8(a, b); }
+  FPC_AVX2_LANES static Z max_u8(Z a, Z b) { return _mm256_max_epu8(a, b); }
   FPC_AVX2_LANES static Z field(F x) {
     return _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(x), 23), _mm256_set1_epi32(0xFF));
   }
@@ -145,6 +164,10 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static unsigned lanes(Z m) {
     return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
   }
+  FPC_AVX2_LANES static unsigned zero_byte_lanes(Z x, int n) {
+    return lanes(_mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0xFF << (8 * n))),
+                                    _mm256_setzero_si256()));
+  }
   FPC_AVX2_LANES static unsigned zero_lanes(F x) {
     return static_cast<unsigned>(
         _mm256_movemask_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ)));
@@ -168,6 +191,37 @@ struct Avx2Lanes {
     return lanes(_mm256_and_si256(_mm256_xor_si256(sum, x), _mm256_xor_si256(sum, y)));
   }
 };
+
+// Words whose four bytes each repeat one value, from four rows: out[k] takes byte n from
+// rows[n][k], complemented, so that one word holds the four rows' values at k (4, 8 or 16
+// words).
+FPC_AVX2_LANES void pack_row_bytes4(const std::uint32_t* const rows[4], std::uint32_t* out) {
+  __m128i r[4];  // a lambda would not carry the target
+  for (int n = 0; n < 4; ++n) r[n] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[n]));
+  const __m128i low = _mm_blendv_epi8(r[1], r[0], _mm_set1_epi32(0x000000FF));
+  const __m128i high = _mm_blendv_epi8(r[3], r[2], _mm_set1_epi32(0x00FF0000));
+  const __m128i all = _mm_set1_epi32(-1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_xor_si128(_mm_blend_epi16(low, high, 0xAA), all));
+}
+FPC_AVX2_LANES void pack_row_bytes8(const std::uint32_t* const rows[4], std::uint32_t* out) {
+  __m256i r[4];
+  for (int n = 0; n < 4; ++n) r[n] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[n]));
+  const __m256i low = _mm256_blendv_epi8(r[1], r[0], _mm256_set1_epi32(0x000000FF));
+  const __m256i high = _mm256_blendv_epi8(r[3], r[2], _mm256_set1_epi32(0x00FF0000));
+  const __m256i all = _mm256_set1_epi32(-1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_xor_si256(_mm256_blend_epi16(low, high, 0xAA), all));
+}
+FPC_AVX512_LANES void pack_row_bytes16(const std::uint32_t* const rows[4], std::uint32_t* out) {
+  constexpr int kNotSelect = 0x35;  // ~(a ? b : c), bit by bit
+  const __m512i low = _mm512_ternarylogic_epi32(_mm512_set1_epi32(0x000000FF),
+                                                _mm512_loadu_si512(rows[0]),
+                                                _mm512_loadu_si512(rows[1]), kNotSelect);
+  const __m512i high = _mm512_ternarylogic_epi32(_mm512_set1_epi32(0x00FF0000),
+                                                 _mm512_loadu_si512(rows[2]),
+                                                 _mm512_loadu_si512(rows[3]), kNotSelect);
+  _mm512_storeu_si512(out, _mm512_mask_blend_epi16(0xAAAAAAAA, low, high));
+}
 
 }  // namespace fpconform::detail
 

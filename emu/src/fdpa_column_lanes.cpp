@@ -6,13 +6,11 @@
 // (checked per call from the operands' exponent ranges). Per block of L
 // products and per lane:
 //   e   = max(E_k, lead(C)), E_k = lead(a_k) + lead(b_k): the exponents the unit aligns by, not
-//         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product.
-//         Where the operands' leads span few enough binades, each product's term is instead
-//         2^(r (E_k - least) - 126) (r: the least with 2^(r - 1) >= L; least: the two operands'
-//         least leads), and the block's sum of them, one fma per product, lies in
-//         [2^(r t - 126), 2^(r t - 126 + r - 1)] for t = max E_k - least: floor((exponent +
-//         126.5) / r) is t. Taken where r (R + 1) <= 254, R the two operands' spreads of leads
-//         added (t <= R), so that every sum of up to 2^(r - 1) terms stays below 2^128;
+//         the products' own; held as the float 2^lead(a) * 2^lead(b), 0 for a zero product,
+//         or, for rows sharing B where each operand's leads span at most 127 binades, as a
+//         byte per product (block_bytes in fdpa_column_lanes.inc: one vector holds four rows'
+//         bytes; a saturating byte subtraction per product gives E_k less the least, 0 for a
+//         zero product);
 //   q_k = trunc(a_k b_k 2^(F - e)), S = sum q_k + trunc(C 2^(F - e)) in int32 (truncating the
 //         magnitude is the unit's alignment; each q_k < 2^(F + 2), L of them within int32);
 //   the result: S converted to fp32 toward zero (embedded rounding, or MXCSR with AVX2), cut
@@ -70,10 +68,12 @@ struct LateLanes {
 
 struct LaneTile {
   const float *av[kMaxChains], *ap[kMaxChains], *bv[kMaxChains], *bp[kMaxChains];
-  // With sum_exp: the operands' lead_power, 1/r, and the two least leads added.
-  const float *apow[kMaxChains], *bpow[kMaxChains];
-  bool sum_exp;
-  float inv_radix, least_lead;
+  // With bytes: the operands' lead_bytes (b: the first row's; a's complemented when packed),
+  // and the two least leads added, less one.
+  const std::uint32_t *abytes[kMaxChains], *bbytes;
+  std::uint32_t* apacked;  // nblocks * block words (fdpa_column_lanes.inc: pack_rows)
+  bool bytes;
+  int byte_base;
   std::size_t stride, nblocks;
   int F, keep;
   bool may_wrap;  // L aligned products and C can pass 2^31: L 2^(F + 2) + 2^(F + 1) > 2^31
@@ -163,39 +163,35 @@ FPC_AVX2_LANES __m256 late_stage(Avx2Lanes, __m256i s, __m256 E, __m256 c, const
 template <class I>
 struct ExponentsOf;
 
-// As floats: getexp and scalef (scalef floors its exponent).
+// As floats: getexp and scalef.
 template <>
 struct ExponentsOf<Avx512Lanes> {
-  // e as a float whose ceiling is the exponent: of_sum leaves its floor out (a non-integer at
-  // least 1/(2r) from the integers), and scalef floors its exponent: floor(F - e) = F - ceil(e),
-  // floor(e - (F - 1 + 1/(4r))) = ceil(e) - F.
   using X = __m512;
-  __m512 f, f_up, inv_radix, offset;
-  FPC_AVX512_LANES ExponentsOf(int F, float inv_r, float least)
+  __m512 f, byte_base;
+  FPC_AVX512_LANES ExponentsOf(int F, int base)
       : f(_mm512_set1_ps(static_cast<float>(F))),
-        f_up(_mm512_set1_ps(static_cast<float>(F) - 1 + 0.25f * inv_r)),
-        inv_radix(_mm512_set1_ps(inv_r)), offset(_mm512_set1_ps(126.5f * inv_r + least - 1)) {}
-  // The largest E_k from the largest 2^E_k.
+        byte_base(_mm512_set1_ps(0x1p23f - static_cast<float>(base))) {}
+  // The largest E_k from the largest 2^E_k, or from byte n of block_bytes' u (E_k = u + base):
+  // the byte in a binary32 of exponent 23 (2^23 + u), less 2^23 - base.
   FPC_AVX512_LANES X of_max(__m512 top) const { return _mm512_getexp_ps(top); }
-  // From the sum of 2^(r t - 126) (t: E_k less the least leads), in [2^(r t - 126),
-  // 2^(r t - 126 + r - 1)] for the largest t: floor((exponent + 126.5) / r) + least, the
-  // ceiling of this less one.
-  FPC_AVX512_LANES X of_sum(__m512 top) const {
-    return _mm512_fmadd_ps(_mm512_getexp_ps(top), inv_radix, offset);
+  FPC_AVX512_LANES X of_bytes(__m512i u, int n) const {
+    constexpr int kLowByteOr = 0xEA;  // (a & b) | c
+    const __m512i byte = n == 0 ? u : _mm512_srli_epi32(u, 8 * n);
+    return _mm512_sub_ps(_mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+                             byte, _mm512_set1_epi32(0xFF), _mm512_set1_epi32(0x4B000000), kLowByteOr)),
+                         byte_base);
   }
   FPC_AVX512_LANES X of(__m512 c) const { return _mm512_getexp_ps(c); }
   FPC_AVX512_LANES X max(X a, X b) const { return _mm512_max_ps(a, b); }
-  FPC_AVX512_LANES __m512 value(X e) const {
-    return _mm512_roundscale_ps(e, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-  }
+  FPC_AVX512_LANES __m512 value(X e) const { return e; }
   // 2^(F - e), and x 2^(e - F) toward zero (past the largest finite value: that value).
   FPC_AVX512_LANES __m512 down(X e) const {
     return _mm512_scalef_ps(_mm512_set1_ps(1.0f), _mm512_sub_ps(f, e));
   }
   FPC_AVX512_LANES __m512 up(__m512 x, X e) const {
-    return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f_up), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
-  // The late stage's gaps in binades (D): lead(C) - E (E: e's ceiling; -inf for a zero C), and
+  // The late stage's gaps in binades (D): lead(C) - E (E: e; -inf for a zero C), and
   // what derives from it.
   using D = __m512;
   FPC_AVX512_LANES D gap(__m512 c, X e) const {
@@ -224,23 +220,20 @@ struct ExponentsOf<Avx512Lanes> {
 template <>
 struct ExponentsOf<Avx2Lanes> {
   using X = __m256i;
-  __m256i down_bias, up_bias;
-  __m256 inv_radix, offset;
+  __m256i down_bias, up_bias, byte_base;
   FPC_AVX2_LANES static __m256i in_field(int x) {
     return _mm256_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << 23));
   }
-  FPC_AVX2_LANES ExponentsOf(int F, float inv_r, float least)
-      : down_bias(in_field(F + 254)), up_bias(in_field(F)),
-        inv_radix(_mm256_set1_ps(inv_r)), offset(_mm256_set1_ps(-0.5f * inv_r + least + 127)) {}
+  FPC_AVX2_LANES ExponentsOf(int F, int base)
+      : down_bias(in_field(F + 254)), up_bias(in_field(F)), byte_base(in_field(base + 127)) {}
   // top >= 0; zero only in the lanes that take the long way.
   FPC_AVX2_LANES X of_max(__m256 top) const {
     return _mm256_and_si256(_mm256_castps_si256(top), _mm256_set1_epi32(0x7F800000));
   }
-  // As the AVX-512 of_sum with the bias added: (field - 0.5) / r + least + 127 > 0 (least >=
-  // -126), so that truncating floors.
-  FPC_AVX2_LANES X of_sum(__m256 top) const {
-    const __m256 field = _mm256_cvtepi32_ps(_mm256_srli_epi32(_mm256_castps_si256(top), 23));
-    return _mm256_slli_epi32(_mm256_cvttps_epi32(_mm256_fmadd_ps(field, inv_radix, offset)), 23);
+  // Byte n of u, plus base + 127, in the field (u >= 1 but in the lanes that take the long way).
+  FPC_AVX2_LANES X of_bytes(__m256i u, int n) const {
+    const __m256i byte = n == 3 ? _mm256_srli_epi32(u, 1) : _mm256_slli_epi32(u, 23 - 8 * n);
+    return _mm256_add_epi32(_mm256_and_si256(byte, _mm256_set1_epi32(0x7F800000)), byte_base);
   }
   // 0 for zero and subnormals, which never exceed a block's products here.
   FPC_AVX2_LANES X of(__m256 c) const {
@@ -306,10 +299,10 @@ namespace avx2_lanes {
 int lanes_width() {
   return avx512_dispatch() ? 16 : !portable_dispatch() && cpu_features().avx2 ? 8 : 0;
 }
-LanesFn lanes_for(int block, int n, bool shared_b, bool sum_exp, bool late) {
+LanesFn lanes_for(int block, int n, bool shared_b, bool bytes, bool late) {
   switch (lanes_width()) {
-    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b, sum_exp, late);
-    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b, sum_exp, late);
+    case 16: return avx512_lanes::lanes_for<Avx512Lanes>(block, n, shared_b, bytes, late);
+    case 8: return avx2_lanes::lanes_for<Avx2Lanes>(block, n, shared_b, bytes, late);
     default: return nullptr;
   }
 }
@@ -323,9 +316,6 @@ LanesFn lanes_for(int, int, bool, bool, bool) { return nullptr; }
 
 int FdpaKernel::column_lanes_width() { return lanes_width(); }
 int FdpaKernel::column_lanes_rows() { return kMaxChains; }
-int FdpaKernel::column_lanes_radix(int block) {
-  return static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(block, 1)) - 1)) + 1;
-}
 
 bool FdpaKernel::column_lanes_serve(const FdpaParams& p, const FdpaFormats& f) {
   // Every value of both inputs exact in fp32 (so are the products, where the ranges allow).
@@ -382,8 +372,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
     g.ap[i] = a.lead32.data() + offset_a[i];
     g.bv[i] = b.value32.data() + offset_b[i];
     g.bp[i] = b.lead32.data() + offset_b[i];
-    if (!a.lead_power.empty()) g.apow[i] = a.lead_power.data() + offset_a[i];
-    if (!b.lead_power.empty()) g.bpow[i] = b.lead_power.data() + offset_b[i];
+    if (!a.lead_bytes.empty()) g.abytes[i] = a.lead_bytes.data() + offset_a[i];
     shared_b = shared_b && offset_b[i] == offset_b[0];
   }
   g.stride = stride_b;
@@ -392,13 +381,11 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.keep = f32_kept_bits(p_);
   g.may_wrap = ((2 * L + 1) << (p_.frac_bits + 1)) > (std::size_t{1} << 31);
   g.zero_products = a.zeros || b.zeros;
-  // The exponents' sum in radix 2^r: each product's term 2^(r t - 126), t in [0, R] (R: the
-  // spread of the leads of a plus that of b); below 2^128 with up to 2^(r - 1) terms.
-  const int r = column_lanes_radix(p_.block);
-  g.sum_exp = a.lead_radix == r && b.lead_radix == r &&
-              r * ((a.max_lead - a.min_lead) + (b.max_lead - b.min_lead) + 1) <= 254;
-  g.inv_radix = 1.0f / static_cast<float>(r);
-  g.least_lead = static_cast<float>(a.min_lead + b.min_lead);
+  g.bytes = shared_b && !a.lead_bytes.empty() && !b.lead_bytes.empty();
+  if (g.bytes) g.bbytes = b.lead_bytes.data() + offset_b[0];
+  g.byte_base = g.bytes ? a.min_lead + b.min_lead - 1 : 0;
+  std::vector<std::uint32_t> packed(g.bytes ? full * L : 0);
+  g.apacked = packed.data();
   g.ctx = &ctx;
   // The int32 form (fdpa_column_lanes.inc) where C's floor matches (Fc = F), the sum's own
   // floor lies at or below the unit moved up (Fs >= 29), and the block's sum stays below 2^29;
@@ -428,7 +415,7 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
     std::optional<detail::TowardZeroFpMode> rz;
     if (width == 8 && !p_.late_c) rz.emplace();  // late C rounds to nearest even
 #endif
-    lanes_for(p_.block, n, shared_b, g.sum_exp, p_.late_c)(g, lanes);
+    lanes_for(p_.block, n, shared_b, g.bytes, p_.late_c)(g, lanes);
   }
   // A partial last block, lane by lane.
   for (int i = 0; i < n; ++i)

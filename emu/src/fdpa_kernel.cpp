@@ -797,12 +797,12 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     binary32_of(d, in, d.value32);
     for (std::size_t i = 0; i < codes.size(); ++i)
       d.lead32[i] = d.sig[i] != 0 ? std::ldexp(1.0f, d.lead[i]) : 0.0f;
-    const int r = column_lanes_radix(p_.block);
-    if (d.min_lead != INT_MAX && r * (d.max_lead - d.min_lead) <= 190) {
-      d.lead_radix = r;
-      d.lead_power.resize(codes.size());
-      for (std::size_t i = 0; i < codes.size(); ++i)
-        d.lead_power[i] = d.sig[i] ? std::ldexp(1.0f, r * (d.lead[i] - d.min_lead) - 63) : 0.0f;
+    if (d.min_lead != INT_MAX && d.max_lead - d.min_lead <= 127) {
+      d.lead_bytes.resize(codes.size());
+      for (std::size_t i = 0; i < codes.size(); ++i) {
+        const auto byte = static_cast<std::uint32_t>(d.sig[i] == 0 ? 255 : 127 - (d.lead[i] - d.min_lead));
+        d.lead_bytes[i] = byte * 0x01010101u;
+      }
     }
   }
   if (subsum_rows_) binary32_of(d, in, d.value32);

@@ -697,6 +697,67 @@ TEST(FdpaKernel, ColumnLanesZeroTermsAboveC) {
   column_lanes_as_model(kernel, p, {f16, f32}, a, b, n, k, c);
 }
 
+// The column lanes' two ways to a block's largest exponent: each operand's leads as bytes
+// (rows sharing B, each operand's leads within 127 binades) and as 2^lead (otherwise).
+// Operands whose leads span 127 or 128 binades (the other's 90; all from 2^-50, zeros among
+// them: every sum far below 2^128, which Hopper's lanes need), four rows against the same 16
+// columns and three rows against three different ones, for units of blocks of 4 (tf32), 8 and
+// 16 (bf16) and the late C.
+TEST(FdpaKernel, ColumnLanesExponentForms) {
+  const Format f32 = parse_format("f32");
+  std::mt19937_64 rng(41);
+  int bytes_served = 0;
+  for (const auto& [preset, input] : {std::pair{"ampere", "tf32"}, std::pair{"ampere", "bf16"},
+                                      std::pair{"hopper", "bf16"}, std::pair{"cdna3", "bf16"}}) {
+    const Format in = parse_format(input);
+    const FdpaParams p = find_matrix_unit(preset, in, f32);
+    const FdpaKernel kernel(p, in, f32);
+    if (!kernel.row_major_b())
+      GTEST_SKIP() << kNoColumnLanes;
+    for (const auto& [spread_a, spread_b] : {std::pair{127, 90}, std::pair{128, 90},
+                                             std::pair{90, 127}, std::pair{90, 128}}) {
+      constexpr std::size_t k = 64, n = 48;  // B: three blocks of 16 columns
+      // Leads from -50 to -50 + spread, both ends present; a tenth zeros.
+      auto operands = [&](std::size_t count, int spread) {
+        std::vector<std::uint64_t> v(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          const int lead = i == 0   ? -50
+                           : i == 1 ? -50 + spread
+                                    : -50 + static_cast<int>(rng() % static_cast<unsigned>(spread + 1));
+          const std::uint64_t field = static_cast<std::uint64_t>(lead + in.bias) << in.man_bits;
+          v[i] = rng() % 10 == 0 && i > 1
+                     ? 0
+                     : (rng() % 2 ? in.sign_mask() : 0) | field | (rng() & ((1ull << in.man_bits) - 1));
+        }
+        return v;
+      };
+      const std::vector<std::uint64_t> a = operands(4 * k, spread_a), b = operands(k * n, spread_b);
+      const DecodedOperands da = kernel.decode(a), db = kernel.decode(b, Operand::b);
+      ASSERT_EQ(da.lead_bytes.empty(), spread_a > 127) << preset;
+      ASSERT_EQ(db.lead_bytes.empty(), spread_b > 127) << preset;
+      bytes_served += !da.lead_bytes.empty() && !db.lead_bytes.empty();
+      std::vector<std::size_t> oa, ob;
+      for (std::size_t r = 0; r < 4; ++r)  // rows 0-3 against columns 0-15
+        for (std::size_t j = 0; j < 16; ++j) {
+          oa.push_back(r * k);
+          ob.push_back(j);
+        }
+      for (std::size_t r = 0; r < 3; ++r)  // rows 0-2 against columns 16r .. 16r + 15
+        for (std::size_t j = 0; j < 16; ++j) {
+          oa.push_back(r * k);
+          ob.push_back(16 * r + j);
+        }
+      std::vector<std::uint64_t> c(oa.size()), got(oa.size());
+      for (auto& x : c) x = rng() % 5 == 0 ? 0 : (rng() & 0x807FFFFF) | 0x3F000000;
+      kernel.dot_many(da, oa, db, ob, n, k, c, got);
+      for (std::size_t o = 0; o < c.size(); ++o)
+        ASSERT_EQ(got[o], model_of_row_major(p, {in, f32}, a, b, n, k, oa[o], ob[o], c[o]))
+            << preset << " " << input << " spreads " << spread_a << "/" << spread_b << " output " << o;
+    }
+  }
+  EXPECT_EQ(bytes_served, 8);
+}
+
 // The column lanes at the top of fp32's range: C near 2^128 and products near 2^120 whose
 // block sums carry it past the largest finite value, or not. Toward zero, IEEE stops there
 // (ampere: the largest finite value); a unit that saturates to infinity (hopper, as the H200

@@ -83,11 +83,11 @@ struct DecodedOperands {
   // a zero); and over the nonzero finite values, the smallest floor(log2 |x|), the smallest and
   // the largest lead (INT_MAX, INT_MAX, INT_MIN where there is none).
   LineVector<float> value32, lead32;
-  // And 2^(r (lead - min_lead) - 63) (0 for a zero), r = lead_radix, where that is a normal
-  // fp32 for every value (else empty): a block's products' exponents summed in radix 2^r give
-  // its largest (fdpa_column_lanes.cpp).
-  LineVector<float> lead_power;
-  int lead_radix = 0;
+  // And 127 - (lead - min_lead) (255 for a zero) in each of the four bytes of a word, where the
+  // leads span at most 127 binades (else empty): with a's byte complemented (lead - min_lead +
+  // 128; 0 for a zero), a's byte less b's, saturated at 0, is lead(a) + lead(b) less both least
+  // leads, plus 1, and 0 where either is zero (fdpa_column_lanes.inc).
+  LineVector<std::uint32_t> lead_bytes;
   int min_exp = INT_MAX, min_lead = INT_MAX, max_lead = INT_MIN;
 };
 
@@ -247,7 +247,6 @@ class FdpaKernel {
   // at once.
   static int column_lanes_width();
   // The radix (2^r) of a block's exponent sum: the least r with 2^(r - 1) >= block.
-  static int column_lanes_radix(int block);
   static int column_lanes_rows();
   // One block of n <= 64 products of a column of a strided b, by `block`.
   std::uint64_t block_of_column(const DecodedOperands& a, std::size_t offset_a,
