@@ -201,7 +201,8 @@ FPC_AVX2_LANES void pack_row_bytes4(const std::uint32_t* const rows[4], std::uin
   const __m128i low = _mm_blendv_epi8(r[1], r[0], _mm_set1_epi32(0x000000FF));
   const __m128i high = _mm_blendv_epi8(r[3], r[2], _mm_set1_epi32(0x00FF0000));
   const __m128i all = _mm_set1_epi32(-1);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_xor_si128(_mm_blend_epi16(low, high, 0xAA), all));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm_xor_si128(_mm_blend_epi16(low, high, 0xAA), all));
 }
 FPC_AVX2_LANES void pack_row_bytes8(const std::uint32_t* const rows[4], std::uint32_t* out) {
   __m256i r[4];

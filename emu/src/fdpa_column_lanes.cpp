@@ -177,9 +177,9 @@ struct ExponentsOf<Avx512Lanes> {
   FPC_AVX512_LANES X of_bytes(__m512i u, int n) const {
     constexpr int kLowByteOr = 0xEA;  // (a & b) | c
     const __m512i byte = n == 0 ? u : _mm512_srli_epi32(u, 8 * n);
-    return _mm512_sub_ps(_mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-                             byte, _mm512_set1_epi32(0xFF), _mm512_set1_epi32(0x4B000000), kLowByteOr)),
-                         byte_base);
+    const __m512i in_float = _mm512_ternarylogic_epi32(byte, _mm512_set1_epi32(0xFF),
+                                                       _mm512_set1_epi32(0x4B000000), kLowByteOr);
+    return _mm512_sub_ps(_mm512_castsi512_ps(in_float), byte_base);
   }
   FPC_AVX512_LANES X of(__m512 c) const { return _mm512_getexp_ps(c); }
   FPC_AVX512_LANES X max(X a, X b) const { return _mm512_max_ps(a, b); }

@@ -800,7 +800,8 @@ DecodedOperands FdpaKernel::decode(std::span<const std::uint64_t> codes, Operand
     if (d.min_lead != INT_MAX && d.max_lead - d.min_lead <= 127) {
       d.lead_bytes.resize(codes.size());
       for (std::size_t i = 0; i < codes.size(); ++i) {
-        const auto byte = static_cast<std::uint32_t>(d.sig[i] == 0 ? 255 : 127 - (d.lead[i] - d.min_lead));
+        const auto byte =
+            static_cast<std::uint32_t>(d.sig[i] == 0 ? 255 : 127 - (d.lead[i] - d.min_lead));
         d.lead_bytes[i] = byte * 0x01010101u;
       }
     }

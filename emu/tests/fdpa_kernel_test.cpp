@@ -721,13 +721,10 @@ TEST(FdpaKernel, ColumnLanesExponentForms) {
       auto operands = [&](std::size_t count, int spread) {
         std::vector<std::uint64_t> v(count);
         for (std::size_t i = 0; i < count; ++i) {
-          const int lead = i == 0   ? -50
-                           : i == 1 ? -50 + spread
-                                    : -50 + static_cast<int>(rng() % static_cast<unsigned>(spread + 1));
-          const std::uint64_t field = static_cast<std::uint64_t>(lead + in.bias) << in.man_bits;
-          v[i] = rng() % 10 == 0 && i > 1
-                     ? 0
-                     : (rng() % 2 ? in.sign_mask() : 0) | field | (rng() & ((1ull << in.man_bits) - 1));
+          const int above = i == 0 ? 0 : i == 1 ? spread : static_cast<int>(rng() % (spread + 1u));
+          const std::uint64_t field = static_cast<std::uint64_t>(in.bias - 50 + above) << in.man_bits;
+          const std::uint64_t fraction = rng() & ((1ull << in.man_bits) - 1);
+          v[i] = rng() % 10 == 0 && i > 1 ? 0 : (rng() % 2 ? in.sign_mask() : 0) | field | fraction;
         }
         return v;
       };
@@ -752,7 +749,8 @@ TEST(FdpaKernel, ColumnLanesExponentForms) {
       kernel.dot_many(da, oa, db, ob, n, k, c, got);
       for (std::size_t o = 0; o < c.size(); ++o)
         ASSERT_EQ(got[o], model_of_row_major(p, {in, f32}, a, b, n, k, oa[o], ob[o], c[o]))
-            << preset << " " << input << " spreads " << spread_a << "/" << spread_b << " output " << o;
+            << preset << " " << input << " spreads " << spread_a << "/" << spread_b << " output "
+            << o;
     }
   }
   EXPECT_EQ(bytes_served, 8);

@@ -246,7 +246,6 @@ class FdpaKernel {
   // The lanes of the column lanes' vectors on this CPU (0: none), and the most rows they run
   // at once.
   static int column_lanes_width();
-  // The radix (2^r) of a block's exponent sum: the least r with 2^(r - 1) >= block.
   static int column_lanes_rows();
   // One block of n <= 64 products of a column of a strided b, by `block`.
   std::uint64_t block_of_column(const DecodedOperands& a, std::size_t offset_a,
