@@ -1,8 +1,11 @@
 // gemm: the DeepSeek-V3 promotion effect worked out by hand on the Hopper FP8 unit
-// (L = 32, F = 13, e8m13 accumulator), split-K, per-group scales, and shape errors.
+// (L = 32, F = 13, e8m13 accumulator), split-K, per-group scales, shape errors, and every
+// preset against the model per element.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <random>
 #include <utility>
 
@@ -111,6 +114,17 @@ TEST(Gemm, BlockScales) {
   }
 }
 
+// fdpa on row i of A and column j of B, from C.
+std::uint64_t model_at(const FdpaParams& p, const Format& out, const Matrix& a, const Matrix& b,
+                       int i, int j, std::uint64_t c) {
+  std::vector<std::uint64_t> av, bv;
+  for (int t = 0; t < a.cols; ++t) {
+    av.push_back(a.at(i, t));
+    bv.push_back(b.at(t, j));
+  }
+  return fdpa(p, a.format, out, av, bv, c);
+}
+
 // Whole rows of D at once (gemm hands several rows' columns to the kernel together, which
 // interleaves their dot products, and B in panels of 16 columns where the kernel takes B
 // row-major) against fdpa per element on the gathered row and column, with and without C: the
@@ -142,17 +156,72 @@ TEST(Gemm, RowsSameAsTheModelPerElement) {
     const Matrix d0 = gemm(o, a, b), d1 = gemm(o, a, b, &c);
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
-        std::vector<std::uint64_t> av, bv;
-        for (int t = 0; t < k; ++t) {
-          av.push_back(a.at(i, t));
-          bv.push_back(b.at(t, j));
-        }
-        EXPECT_EQ(d0.at(i, j), fdpa(o.unit, in, f32, av, bv, 0))
+        EXPECT_EQ(d0.at(i, j), model_at(o.unit, f32, a, b, i, j, 0))
             << preset << " " << input << " " << i << "," << j;
-        EXPECT_EQ(d1.at(i, j), fdpa(o.unit, in, f32, av, bv, c.at(i, j)))
+        EXPECT_EQ(d1.at(i, j), model_at(o.unit, f32, a, b, i, j, c.at(i, j)))
             << preset << " " << input << " " << i << "," << j << " with C";
       }
   }
+}
+
+// Every preset's unit into every output it writes (f32, f16, bf16, f64), through gemm against
+// fdpa per element: one shape each (M up to 20, N up to 40: partial panels of 16 and groups of
+// rows; K up to 300: partial blocks), operands drawn in turn as every code (NaN, inf,
+// subnormals), mostly zeros, normal values spread over 2^-30 .. 2^30, near the top of the
+// format's range and near the bottom, with rows and columns each scaled by their own power of
+// two; C present in every other case.
+TEST(Gemm, EveryPresetSameAsTheModel) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const Format f64 = parse_format("f64");
+  Rounding sat;
+  sat.sat = Saturation::finite;
+  int units = 0;
+  long compared = 0;
+  for (const PresetUnit& u : preset_units({"f32", "f16", "bf16", "f64"})) {
+    const int kind = units++ % 6;
+    const int m = 1 + static_cast<int>(rng() % 20), n = 1 + static_cast<int>(rng() % 40),
+              k = 1 + static_cast<int>(rng() % 300);
+    int shift = 0;  // the row's or the column's power of two
+    auto draw = [&](const Format& f) -> std::uint64_t {
+      if (kind == 0) return rng() & f.code_mask();
+      if (kind == 1 && rng() % 3 != 0) return rng() % 2 ? f.sign_mask() : 0;
+      double x = std::ldexp(normal(rng), shift);
+      if (kind == 2) x = std::ldexp(x, static_cast<int>(rng() % 61) - 30);
+      if (kind == 3) x = std::ldexp(x, std::min(f.emax(), 60) - static_cast<int>(rng() % 4));
+      if (kind == 4) x = std::ldexp(x, std::max(f.emin(), -60) + static_cast<int>(rng() % 4));
+      return convert(std::bit_cast<std::uint64_t>(x), f64, f, sat).bits;
+    };
+    std::vector<int> row_shift(static_cast<std::size_t>(m)), column_shift(static_cast<std::size_t>(n));
+    for (int& x : row_shift) x = kind == 5 ? static_cast<int>(rng() % 41) - 20 : 0;
+    for (int& x : column_shift) x = kind == 5 ? static_cast<int>(rng() % 41) - 20 : 0;
+    Matrix a{m, k, u.in, {}}, b{k, n, u.in, {}}, c{m, n, u.out, {}};
+    for (int i = 0; i < m * k; ++i) {
+      shift = row_shift[static_cast<std::size_t>(i / k)];
+      a.codes.push_back(draw(u.in));
+    }
+    for (int i = 0; i < k * n; ++i) {
+      shift = column_shift[static_cast<std::size_t>(i % n)];
+      b.codes.push_back(draw(u.in));
+    }
+    shift = 0;
+    for (int i = 0; i < m * n; ++i) c.codes.push_back(draw(u.out));
+    GemmOptions o;
+    o.unit = u.params;
+    o.acc = u.out;
+    o.out = u.out;
+    const bool with_c = units % 2 == 0;
+    const Matrix d = gemm(o, a, b, with_c ? &c : nullptr);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        ASSERT_EQ(d.at(i, j), model_at(u.params, u.out, a, b, i, j, with_c ? c.at(i, j) : 0))
+            << u.entry->preset << " " << u.in.name << " -> " << u.out.name << " kind " << kind
+            << " M, N, K = " << m << ", " << n << ", " << k << " at " << i << "," << j;
+        ++compared;
+      }
+  }
+  EXPECT_GT(units, 60);
+  EXPECT_GT(compared, 10000);
 }
 
 TEST(Gemm, ShapeErrorsNameTheArgument) {
