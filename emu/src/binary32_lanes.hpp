@@ -38,7 +38,6 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static F zero() { return _mm512_setzero_ps(); }
   FPC_AVX512_LANES static Z zeroi() { return _mm512_setzero_si512(); }
   FPC_AVX512_LANES static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
-  FPC_AVX512_LANES static F add(F a, F b) { return _mm512_add_ps(a, b); }
   FPC_AVX512_LANES static F fma(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
   FPC_AVX512_LANES static F max(F a, F b) { return _mm512_max_ps(a, b); }
   FPC_AVX512_LANES static Z addi(Z a, Z b) { return _mm512_add_epi32(a, b); }
@@ -122,7 +121,6 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F zero() { return _mm256_setzero_ps(); }
   FPC_AVX2_LANES static Z zeroi() { return _mm256_setzero_si256(); }
   FPC_AVX2_LANES static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
-  FPC_AVX2_LANES static F add(F a, F b) { return _mm256_add_ps(a, b); }
   FPC_AVX2_LANES static F fma(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
   FPC_AVX2_LANES static F max(F a, F b) { return _mm256_max_ps(a, b); }
   FPC_AVX2_LANES static Z addi(Z a, Z b) { return _mm256_add_epi32(a, b); }

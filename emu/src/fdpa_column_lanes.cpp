@@ -30,8 +30,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <vector>
 
 #include "fpconform/core/cpu_features.hpp"
 #include "fpconform/fdpa_kernel.hpp"
@@ -384,8 +384,9 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.bytes = shared_b && !a.lead_bytes.empty() && !b.lead_bytes.empty();
   if (g.bytes) g.bbytes = b.lead_bytes.data() + offset_b[0];
   g.byte_base = g.bytes ? a.min_lead + b.min_lead - 1 : 0;
-  std::vector<std::uint32_t> packed(g.bytes ? full * L : 0);
-  g.apacked = packed.data();
+  // Written whole by pack_rows before it is read: no zeros first.
+  const auto packed = std::make_unique_for_overwrite<std::uint32_t[]>(g.bytes ? full * L : 0);
+  g.apacked = packed.get();
   g.ctx = &ctx;
   // The int32 form (fdpa_column_lanes.inc) where C's floor matches (Fc = F), the sum's own
   // floor lies at or below the unit moved up (Fs >= 29), and the block's sum stays below 2^29;
