@@ -60,12 +60,13 @@ struct Avx512Lanes {
     return _mm512_add_round_ps(a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
   FPC_AVX512_LANES static Z subi(Z a, Z b) { return _mm512_sub_epi32(a, b); }
-  // Shifts by per-lane counts: arithmetic right (sign fill past 31), left (0 past 31).
+  // An arithmetic right shift by per-lane counts (sign fill past 31).
   FPC_AVX512_LANES static Z srav(Z x, Z n) { return _mm512_srav_epi32(x, n); }
-  FPC_AVX512_LANES static Z sllv(Z x, Z n) { return _mm512_sllv_epi32(x, n); }
-  // x with its last bit set where `bits` is nonzero (a sticky bit jammed in).
-  FPC_AVX512_LANES static Z jam(Z x, Z bits) {
-    return _mm512_mask_or_epi32(x, _mm512_test_epi32_mask(bits, bits), x, _mm512_set1_epi32(1));
+  // x / 2^n rounded to odd: floored, its last bit set where bits were dropped.
+  FPC_AVX512_LANES static Z round_odd(Z x, Z n) {
+    const Z t = _mm512_srav_epi32(x, n);
+    const __mmask16 dropped = _mm512_cmpneq_epi32_mask(_mm512_sllv_epi32(t, n), x);
+    return _mm512_mask_or_epi32(t, dropped, t, _mm512_set1_epi32(1));
   }
   FPC_AVX512_LANES static Z floor_int(F x) {
     return _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -142,10 +143,10 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static F to_float_rz(Z x) { return _mm256_cvtepi32_ps(x); }
   FPC_AVX2_LANES static Z subi(Z a, Z b) { return _mm256_sub_epi32(a, b); }
   FPC_AVX2_LANES static Z srav(Z x, Z n) { return _mm256_srav_epi32(x, n); }
-  FPC_AVX2_LANES static Z sllv(Z x, Z n) { return _mm256_sllv_epi32(x, n); }
-  FPC_AVX2_LANES static Z jam(Z x, Z bits) {
-    const Z zero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
-    return _mm256_or_si256(x, _mm256_andnot_si256(zero, _mm256_set1_epi32(1)));
+  FPC_AVX2_LANES static Z round_odd(Z x, Z n) {
+    const Z t = _mm256_srav_epi32(x, n);
+    const Z kept = _mm256_cmpeq_epi32(_mm256_sllv_epi32(t, n), x);
+    return _mm256_or_si256(t, _mm256_andnot_si256(kept, _mm256_set1_epi32(1)));
   }
   FPC_AVX2_LANES static Z floor_int(F x) { return _mm256_cvttps_epi32(_mm256_floor_ps(x)); }
   FPC_AVX2_LANES static F to_float_rn(Z x) { return _mm256_cvtepi32_ps(x); }  // MXCSR: RNE

@@ -64,6 +64,7 @@ struct LateLanes {
   double ratio;
   bool int_form;
   float fast_lo, c_span, sum_span;
+  bool finite;  // no result can round to inf: C and the products bounded for the whole call
 };
 
 struct LaneTile {
@@ -197,21 +198,25 @@ struct ExponentsOf<Avx512Lanes> {
   FPC_AVX512_LANES D gap(__m512 c, X e) const {
     return _mm512_sub_ps(_mm512_getexp_ps(c), value(e));
   }
-  FPC_AVX512_LANES unsigned at_least(D d, float v) const {
-    return _mm512_cmp_ps_mask(d, _mm512_set1_ps(v), _CMP_GE_OQ);
-  }
+  FPC_AVX512_LANES D binades(float v) const { return _mm512_set1_ps(v); }
+  // Lanes with d > v, lanes with d < v (neither where d is NaN).
+  FPC_AVX512_LANES unsigned above(D d, D v) const { return _mm512_cmp_ps_mask(d, v, _CMP_GT_OQ); }
+  FPC_AVX512_LANES unsigned below(D d, D v) const { return _mm512_cmp_ps_mask(d, v, _CMP_LT_OQ); }
   // max(d - v, 0)
-  FPC_AVX512_LANES D excess(D d, float v) const {
-    return _mm512_max_ps(_mm512_sub_ps(d, _mm512_set1_ps(v)), _mm512_setzero_ps());
+  FPC_AVX512_LANES D excess(D d, D v) const {
+    return _mm512_max_ps(_mm512_sub_ps(d, v), _mm512_setzero_ps());
   }
   FPC_AVX512_LANES D less(D a, D b) const { return _mm512_sub_ps(a, b); }
   FPC_AVX512_LANES __m512i count(D d) const { return _mm512_cvttps_epi32(d); }
-  // c 2^(F - E - g) and x 2^(E - F + g) (scale: 2^(F - E)).
-  FPC_AVX512_LANES __m512 lower(__m512 c, X e, __m512, D g) const {
-    return _mm512_scalef_ps(c, _mm512_sub_ps(_mm512_sub_ps(f, value(e)), g));
+  // The unit moved up by g: 2^(F - E - g) (here its exponent; scale: 2^(F - E)), then c
+  // times it, and x times its inverse.
+  using Power = __m512;
+  FPC_AVX512_LANES Power late_power(__m512, X e, D g) const {
+    return _mm512_sub_ps(_mm512_sub_ps(f, value(e)), g);
   }
-  FPC_AVX512_LANES __m512 raise(__m512 x, X e, D g) const {
-    return _mm512_scalef_ps(x, _mm512_sub_ps(g, _mm512_sub_ps(f, value(e))));
+  FPC_AVX512_LANES __m512 lower(__m512 c, Power p) const { return _mm512_scalef_ps(c, p); }
+  FPC_AVX512_LANES __m512 raise(__m512 x, Power p) const {
+    return _mm512_scalef_ps(x, _mm512_sub_ps(_mm512_setzero_ps(), p));
   }
 };
 
@@ -248,31 +253,35 @@ struct ExponentsOf<Avx2Lanes> {
   FPC_AVX2_LANES __m256 up(__m256 x, X e) const {
     return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(e, up_bias)));
   }
-  // The late stage's gaps in binades as int32 (D): lead(C) - E (a zero or subnormal C's lead
-  // -127), and what derives from it; the powers of two by their fields.
+  // The late stage's gaps in binades as int32 in the field's place (D: d 2^23): lead(C) - E
+  // (a zero or subnormal C's lead -127), and what derives from it; the powers of two by their
+  // fields.
   using D = __m256i;
+  FPC_AVX2_LANES D binades(float v) const {
+    return _mm256_set1_epi32(static_cast<std::int32_t>(v) * (1 << 23));
+  }
   FPC_AVX2_LANES D gap(__m256 c, X e) const {
-    const __m256i c_field = _mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7F800000));
-    return _mm256_srai_epi32(_mm256_sub_epi32(c_field, e), 23);
+    return _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7F800000)), e);
   }
-  FPC_AVX2_LANES unsigned at_least(D d, float v) const {
-    const __m256i below = _mm256_set1_epi32(static_cast<std::int32_t>(v) - 1);
-    return static_cast<unsigned>(
-        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(d, below))));
+  FPC_AVX2_LANES unsigned above(D d, D v) const {
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(d, v))));
   }
-  FPC_AVX2_LANES D excess(D d, float v) const {
-    return _mm256_max_epi32(_mm256_sub_epi32(d, _mm256_set1_epi32(static_cast<std::int32_t>(v))),
-                            _mm256_setzero_si256());
+  FPC_AVX2_LANES unsigned below(D d, D v) const { return above(v, d); }
+  FPC_AVX2_LANES D excess(D d, D v) const {
+    return _mm256_max_epi32(_mm256_sub_epi32(d, v), _mm256_setzero_si256());
   }
   FPC_AVX2_LANES D less(D a, D b) const { return _mm256_sub_epi32(a, b); }
-  FPC_AVX2_LANES __m256i count(D d) const { return d; }
-  FPC_AVX2_LANES __m256 lower(__m256 c, X, __m256 scale, D g) const {
-    const __m256i power = _mm256_sub_epi32(_mm256_castps_si256(scale), _mm256_slli_epi32(g, 23));
-    return _mm256_mul_ps(c, _mm256_castsi256_ps(power));
+  FPC_AVX2_LANES __m256i count(D d) const { return _mm256_srli_epi32(d, 23); }  // d >= 0
+  using Power = __m256i;
+  FPC_AVX2_LANES Power late_power(__m256 scale, X, D g) const {
+    return _mm256_sub_epi32(_mm256_castps_si256(scale), g);
   }
-  FPC_AVX2_LANES __m256 raise(__m256 x, X e, D g) const {
-    const __m256i power = _mm256_add_epi32(_mm256_sub_epi32(e, up_bias), _mm256_slli_epi32(g, 23));
-    return _mm256_mul_ps(x, _mm256_castsi256_ps(power));
+  FPC_AVX2_LANES __m256 lower(__m256 c, Power p) const {
+    return _mm256_mul_ps(c, _mm256_castsi256_ps(p));
+  }
+  // 2^-k's field is 254 - that of 2^k.
+  FPC_AVX2_LANES __m256 raise(__m256 x, Power p) const {
+    return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(in_field(254), p)));
   }
 };
 
@@ -312,6 +321,15 @@ int lanes_width() { return 0; }
 LanesFn lanes_for(int, int, bool, bool, bool) { return nullptr; }
 #endif
 
+// The largest |x| of binary32 codes (NaN left out, inf as inf).
+double largest_magnitude(const std::uint64_t* codes, std::size_t n) {
+  double largest = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    largest = std::max(largest, std::fabs(static_cast<double>(
+                                    std::bit_cast<float>(static_cast<std::uint32_t>(codes[i])))));
+  return largest;
+}
+
 }  // namespace
 
 int FdpaKernel::column_lanes_width() { return lanes_width(); }
@@ -345,11 +363,8 @@ bool FdpaKernel::column_lanes_apply(const DecodedOperands& a, const DecodedOpera
   // finite value, so none may reach 2^128 (|D| <= |C| + k 2^(lead(a) + lead(b) + 2)). Late C
   // rounds to nearest even and sends an infinite result the long way.
   if (p_.late_c || p_.out_rounding.sat != Saturation::infinite) return true;
-  double largest_c = 0;
-  for (const std::uint64_t code : c)
-    largest_c = std::max(largest_c, std::fabs(static_cast<double>(
-                                        std::bit_cast<float>(static_cast<std::uint32_t>(code)))));
-  return largest_c + std::ldexp(static_cast<double>(k), a.max_lead + b.max_lead + 2) <
+  return largest_magnitude(c.data(), c.size()) +
+             std::ldexp(static_cast<double>(k), a.max_lead + b.max_lead + 2) <
          0x1p128;
 }
 
@@ -399,7 +414,14 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
             static_cast<float>(p_.late_c_frac_bits), static_cast<float>(p_.late_c_drop_below),
             std::ldexp(1.0, p_.late_sum_frac_bits - p_.late_c_frac_bits),
             fast_form, static_cast<float>(fast_lo), static_cast<float>(29 - p_.frac_bits),
-            static_cast<float>(p_.late_sum_frac_bits - p_.frac_bits)};
+            static_cast<float>(p_.late_sum_frac_bits - p_.frac_bits), false};
+  if (p_.late_c) {
+    // Each block adds less than L 2^(lead(a) + lead(b) + 2) and rounds (at most 2^-23 of the
+    // result, with the floors); over fewer than 2^22 blocks that grows C by less than twice.
+    const double grown = largest_magnitude(d, static_cast<std::size_t>(n) * lanes_width()) +
+                         std::ldexp(static_cast<double>(k), a.max_lead + b.max_lead + 3);
+    g.late.finite = full < (std::size_t{1} << 22) && grown < 0x1p126;
+  }
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
     const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
     const Ctx& x = *static_cast<const Ctx*>(cp);
