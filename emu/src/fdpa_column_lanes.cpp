@@ -65,6 +65,7 @@ struct LateLanes {
   bool int_form;
   float fast_lo, c_span, sum_span;
   bool finite;  // no result can round to inf: C and the products bounded for the whole call
+  bool fast_always;  // every C's gap at least fast_lo for the whole call
 };
 
 struct LaneTile {
@@ -330,6 +331,16 @@ double largest_magnitude(const std::uint64_t* codes, std::size_t n) {
   return largest;
 }
 
+// The least lead of nonzero finite binary32 codes (INT_MAX where there is none).
+int least_lead(const std::uint64_t* codes, std::size_t n) {
+  int least = INT_MAX;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = std::bit_cast<float>(static_cast<std::uint32_t>(codes[i]));
+    if (x != 0 && std::isfinite(x)) least = std::min(least, std::ilogb(x));
+  }
+  return least;
+}
+
 }  // namespace
 
 int FdpaKernel::column_lanes_width() { return lanes_width(); }
@@ -414,13 +425,23 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
             static_cast<float>(p_.late_c_frac_bits), static_cast<float>(p_.late_c_drop_below),
             std::ldexp(1.0, p_.late_sum_frac_bits - p_.late_c_frac_bits),
             fast_form, static_cast<float>(fast_lo), static_cast<float>(29 - p_.frac_bits),
-            static_cast<float>(p_.late_sum_frac_bits - p_.frac_bits), false};
+            static_cast<float>(p_.late_sum_frac_bits - p_.frac_bits), false, false};
   if (p_.late_c) {
+    const std::size_t lanes = static_cast<std::size_t>(n) * lanes_width();
     // Each block adds less than L 2^(lead(a) + lead(b) + 2) and rounds (at most 2^-23 of the
     // result, with the floors); over fewer than 2^22 blocks that grows C by less than twice.
-    const double grown = largest_magnitude(d, static_cast<std::size_t>(n) * lanes_width()) +
+    const double grown = largest_magnitude(d, lanes) +
                          std::ldexp(static_cast<double>(k), a.max_lead + b.max_lead + 3);
     g.late.finite = full < (std::size_t{1} << 22) && grown < 0x1p126;
+    // A block's E lies in [min_e, top_e]; a C the lanes give is zero or at least 2^(E - F), so
+    // its gap to any later E is at least min_e - F - top_e. One the long way gives is zero, inf
+    // (overflow, NaN: a special C), or C itself (a block of zero products, C kept whole: no
+    // drop). A zero C takes the int32 form as it is (its term is zero; on AVX2 its gap is
+    // -127 - E, which moves nothing).
+    const long min_e = a.min_lead + b.min_lead, top_e = a.max_lead + b.max_lead + 1;
+    g.late.fast_always = fast_form && p_.late_c_drop_below < 0 &&
+                         min_e - p_.frac_bits - top_e >= fast_lo &&
+                         least_lead(d, lanes) - top_e >= fast_lo;
   }
   g.fallback = [](const void* cp, int chain, int lane, std::size_t blk, std::uint32_t c) {
     const detail::DefaultHostFpMode fp_mode;  // the AVX2 lanes run toward zero
