@@ -20,8 +20,8 @@
 
 namespace fpconform::detail {
 
-// Sixteen lanes: the exponent and powers of two by getexp and scalef, the conversion toward
-// zero by embedded rounding, the lane classes by fpclass.
+// Sixteen lanes: the exponent by getexp, the conversions and products toward zero by embedded
+// rounding, the lane classes by fpclass.
 struct Avx512Lanes {
   static constexpr int kWidth = 16;
   using F = __m512;
@@ -60,6 +60,18 @@ struct Avx512Lanes {
     return _mm512_add_round_ps(a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
   }
   FPC_AVX512_LANES static Z subi(Z a, Z b) { return _mm512_sub_epi32(a, b); }
+  FPC_AVX512_LANES static Z andi(Z a, Z b) { return _mm512_and_si512(a, b); }
+  FPC_AVX512_LANES static Z maxi(Z a, Z b) { return _mm512_max_epi32(a, b); }
+  FPC_AVX512_LANES static Z srli(Z x, int n) { return _mm512_srli_epi32(x, static_cast<unsigned>(n)); }
+  FPC_AVX512_LANES static Z slli(Z x, int n) { return _mm512_slli_epi32(x, static_cast<unsigned>(n)); }
+  FPC_AVX512_LANES static Z bits(F x) { return _mm512_castps_si512(x); }
+  FPC_AVX512_LANES static F from_bits(Z x) { return _mm512_castsi512_ps(x); }
+  // Lanes with a > b (signed).
+  FPC_AVX512_LANES static unsigned greater_lanes(Z a, Z b) { return _mm512_cmpgt_epi32_mask(a, b); }
+  // a b toward zero (past the largest finite value: that value).
+  FPC_AVX512_LANES static F mul_rz(F a, F b) {
+    return _mm512_mul_round_ps(a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  }
   // An arithmetic right shift by per-lane counts (sign fill past 31).
   FPC_AVX512_LANES static Z srav(Z x, Z n) { return _mm512_srav_epi32(x, n); }
   // x / 2^n rounded to odd: floored, its last bit set where bits were dropped.
@@ -142,6 +154,14 @@ struct Avx2Lanes {
   }
   FPC_AVX2_LANES static F to_float_rz(Z x) { return _mm256_cvtepi32_ps(x); }
   FPC_AVX2_LANES static Z subi(Z a, Z b) { return _mm256_sub_epi32(a, b); }
+  FPC_AVX2_LANES static Z andi(Z a, Z b) { return _mm256_and_si256(a, b); }
+  FPC_AVX2_LANES static Z maxi(Z a, Z b) { return _mm256_max_epi32(a, b); }
+  FPC_AVX2_LANES static Z srli(Z x, int n) { return _mm256_srli_epi32(x, n); }
+  FPC_AVX2_LANES static Z slli(Z x, int n) { return _mm256_slli_epi32(x, n); }
+  FPC_AVX2_LANES static Z bits(F x) { return _mm256_castps_si256(x); }
+  FPC_AVX2_LANES static F from_bits(Z x) { return _mm256_castsi256_ps(x); }
+  FPC_AVX2_LANES static unsigned greater_lanes(Z a, Z b) { return lanes(_mm256_cmpgt_epi32(a, b)); }
+  FPC_AVX2_LANES static F mul_rz(F a, F b) { return _mm256_mul_ps(a, b); }  // MXCSR: RZ
   FPC_AVX2_LANES static Z srav(Z x, Z n) { return _mm256_srav_epi32(x, n); }
   FPC_AVX2_LANES static Z round_odd(Z x, Z n) {
     const Z t = _mm256_srav_epi32(x, n);

@@ -23,8 +23,10 @@
 // (fdpa_column_lanes.inc), in binary64 for the rest.
 // Zero terms' exponent cannot matter here: every nonzero product's E is at least zero_exp. A
 // lane whose block has no nonzero product, whose C is NaN or inf, or whose sum with C wraps
-// int32 takes the long way (FdpaKernel::block), and with late C one whose result is zero,
-// subnormal or inf.
+// int32 takes the long way (FdpaKernel::block), and with late C, where the call does not bound
+// C and the products (LateLanes::finite), one whose result is zero, subnormal or inf. The
+// exponents are held as binary32 exponent fields in int32 lanes (fdpa_column_lanes.inc:
+// ExponentsOf), so that each power of two is one integer subtraction.
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -160,131 +162,6 @@ FPC_AVX2_LANES __m256 late_stage(Avx2Lanes, __m256i s, __m256 E, __m256 c, const
                               _mm256_extractf128_ps(k3, 1), ratio);
   return _mm256_set_m128(hi, lo);
 }
-
-// The blocks' exponents e (X) and the powers of two they scale by, per lane type.
-template <class I>
-struct ExponentsOf;
-
-// As floats: getexp and scalef.
-template <>
-struct ExponentsOf<Avx512Lanes> {
-  using X = __m512;
-  __m512 f, byte_base;
-  FPC_AVX512_LANES ExponentsOf(int F, int base)
-      : f(_mm512_set1_ps(static_cast<float>(F))),
-        byte_base(_mm512_set1_ps(0x1p23f - static_cast<float>(base))) {}
-  // The largest E_k from the largest 2^E_k, or from byte n of block_bytes' u (E_k = u + base):
-  // the byte in a binary32 of exponent 23 (2^23 + u), less 2^23 - base.
-  FPC_AVX512_LANES X of_max(__m512 top) const { return _mm512_getexp_ps(top); }
-  FPC_AVX512_LANES X of_bytes(__m512i u, int n) const {
-    constexpr int kLowByteOr = 0xEA;  // (a & b) | c
-    const __m512i byte = n == 0 ? u : _mm512_srli_epi32(u, 8 * n);
-    const __m512i in_float = _mm512_ternarylogic_epi32(byte, _mm512_set1_epi32(0xFF),
-                                                       _mm512_set1_epi32(0x4B000000), kLowByteOr);
-    return _mm512_sub_ps(_mm512_castsi512_ps(in_float), byte_base);
-  }
-  FPC_AVX512_LANES X of(__m512 c) const { return _mm512_getexp_ps(c); }
-  FPC_AVX512_LANES X max(X a, X b) const { return _mm512_max_ps(a, b); }
-  FPC_AVX512_LANES __m512 value(X e) const { return e; }
-  // 2^(F - e), and x 2^(e - F) toward zero (past the largest finite value: that value).
-  FPC_AVX512_LANES __m512 down(X e) const {
-    return _mm512_scalef_ps(_mm512_set1_ps(1.0f), _mm512_sub_ps(f, e));
-  }
-  FPC_AVX512_LANES __m512 up(__m512 x, X e) const {
-    return _mm512_scalef_round_ps(x, _mm512_sub_ps(e, f), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  }
-  // The late stage's gaps in binades (D): lead(C) - E (E: e; -inf for a zero C), and
-  // what derives from it.
-  using D = __m512;
-  FPC_AVX512_LANES D gap(__m512 c, X e) const {
-    return _mm512_sub_ps(_mm512_getexp_ps(c), value(e));
-  }
-  FPC_AVX512_LANES D binades(float v) const { return _mm512_set1_ps(v); }
-  // Lanes with d > v, lanes with d < v (neither where d is NaN).
-  FPC_AVX512_LANES unsigned above(D d, D v) const { return _mm512_cmp_ps_mask(d, v, _CMP_GT_OQ); }
-  FPC_AVX512_LANES unsigned below(D d, D v) const { return _mm512_cmp_ps_mask(d, v, _CMP_LT_OQ); }
-  // max(d - v, 0)
-  FPC_AVX512_LANES D excess(D d, D v) const {
-    return _mm512_max_ps(_mm512_sub_ps(d, v), _mm512_setzero_ps());
-  }
-  FPC_AVX512_LANES D less(D a, D b) const { return _mm512_sub_ps(a, b); }
-  FPC_AVX512_LANES __m512i count(D d) const { return _mm512_cvttps_epi32(d); }
-  // The unit moved up by g: 2^(F - E - g) (here its exponent; scale: 2^(F - E)), then c
-  // times it, and x times its inverse.
-  using Power = __m512;
-  FPC_AVX512_LANES Power late_power(__m512, X e, D g) const {
-    return _mm512_sub_ps(_mm512_sub_ps(f, value(e)), g);
-  }
-  FPC_AVX512_LANES __m512 lower(__m512 c, Power p) const { return _mm512_scalef_ps(c, p); }
-  FPC_AVX512_LANES __m512 raise(__m512 x, Power p) const {
-    return _mm512_scalef_ps(x, _mm512_sub_ps(_mm512_setzero_ps(), p));
-  }
-};
-
-// As the biased exponent in a binary32's exponent field (e + 127, shifted up by 23), so that a
-// power of two is one subtraction from it and C's exponent one mask.
-template <>
-struct ExponentsOf<Avx2Lanes> {
-  using X = __m256i;
-  __m256i down_bias, up_bias, byte_base;
-  FPC_AVX2_LANES static __m256i in_field(int x) {
-    return _mm256_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << 23));
-  }
-  FPC_AVX2_LANES ExponentsOf(int F, int base)
-      : down_bias(in_field(F + 254)), up_bias(in_field(F)), byte_base(in_field(base + 127)) {}
-  // top >= 0; zero only in the lanes that take the long way.
-  FPC_AVX2_LANES X of_max(__m256 top) const {
-    return _mm256_and_si256(_mm256_castps_si256(top), _mm256_set1_epi32(0x7F800000));
-  }
-  // Byte n of u, plus base + 127, in the field (u >= 1 but in the lanes that take the long way).
-  FPC_AVX2_LANES X of_bytes(__m256i u, int n) const {
-    const __m256i byte = n == 3 ? _mm256_srli_epi32(u, 1) : _mm256_slli_epi32(u, 23 - 8 * n);
-    return _mm256_add_epi32(_mm256_and_si256(byte, _mm256_set1_epi32(0x7F800000)), byte_base);
-  }
-  // 0 for zero and subnormals, which never exceed a block's products here.
-  FPC_AVX2_LANES X of(__m256 c) const {
-    return _mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7F800000));
-  }
-  FPC_AVX2_LANES X max(X a, X b) const { return _mm256_max_epi32(a, b); }
-  FPC_AVX2_LANES __m256 value(X e) const {
-    return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(e, 23), _mm256_set1_epi32(127)));
-  }
-  FPC_AVX2_LANES __m256 down(X e) const { return _mm256_castsi256_ps(_mm256_sub_epi32(down_bias, e)); }
-  // x 2^(e - F) toward zero: the caller's MXCSR.
-  FPC_AVX2_LANES __m256 up(__m256 x, X e) const {
-    return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(e, up_bias)));
-  }
-  // The late stage's gaps in binades as int32 in the field's place (D: d 2^23): lead(C) - E
-  // (a zero or subnormal C's lead -127), and what derives from it; the powers of two by their
-  // fields.
-  using D = __m256i;
-  FPC_AVX2_LANES D binades(float v) const {
-    return _mm256_set1_epi32(static_cast<std::int32_t>(v) * (1 << 23));
-  }
-  FPC_AVX2_LANES D gap(__m256 c, X e) const {
-    return _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(c), _mm256_set1_epi32(0x7F800000)), e);
-  }
-  FPC_AVX2_LANES unsigned above(D d, D v) const {
-    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(d, v))));
-  }
-  FPC_AVX2_LANES unsigned below(D d, D v) const { return above(v, d); }
-  FPC_AVX2_LANES D excess(D d, D v) const {
-    return _mm256_max_epi32(_mm256_sub_epi32(d, v), _mm256_setzero_si256());
-  }
-  FPC_AVX2_LANES D less(D a, D b) const { return _mm256_sub_epi32(a, b); }
-  FPC_AVX2_LANES __m256i count(D d) const { return _mm256_srli_epi32(d, 23); }  // d >= 0
-  using Power = __m256i;
-  FPC_AVX2_LANES Power late_power(__m256 scale, X, D g) const {
-    return _mm256_sub_epi32(_mm256_castps_si256(scale), g);
-  }
-  FPC_AVX2_LANES __m256 lower(__m256 c, Power p) const {
-    return _mm256_mul_ps(c, _mm256_castsi256_ps(p));
-  }
-  // 2^-k's field is 254 - that of 2^k.
-  FPC_AVX2_LANES __m256 raise(__m256 x, Power p) const {
-    return _mm256_mul_ps(x, _mm256_castsi256_ps(_mm256_sub_epi32(in_field(254), p)));
-  }
-};
 
 // GCC's SLP vectorizer packs the chains' lane masks into a vector each block (mask moves,
 // shifts, a vector OR): slower than their scalar ORs (volta -3%).
