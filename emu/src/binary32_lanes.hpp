@@ -62,12 +62,18 @@ struct Avx512Lanes {
   FPC_AVX512_LANES static Z subi(Z a, Z b) { return _mm512_sub_epi32(a, b); }
   FPC_AVX512_LANES static Z andi(Z a, Z b) { return _mm512_and_si512(a, b); }
   FPC_AVX512_LANES static Z maxi(Z a, Z b) { return _mm512_max_epi32(a, b); }
-  FPC_AVX512_LANES static Z srli(Z x, int n) { return _mm512_srli_epi32(x, static_cast<unsigned>(n)); }
-  FPC_AVX512_LANES static Z slli(Z x, int n) { return _mm512_slli_epi32(x, static_cast<unsigned>(n)); }
+  FPC_AVX512_LANES static Z srli(Z x, int n) {
+    return _mm512_srli_epi32(x, static_cast<unsigned>(n));
+  }
+  FPC_AVX512_LANES static Z slli(Z x, int n) {
+    return _mm512_slli_epi32(x, static_cast<unsigned>(n));
+  }
   FPC_AVX512_LANES static Z bits(F x) { return _mm512_castps_si512(x); }
   FPC_AVX512_LANES static F from_bits(Z x) { return _mm512_castsi512_ps(x); }
   // Lanes with a > b (signed).
-  FPC_AVX512_LANES static unsigned greater_lanes(Z a, Z b) { return _mm512_cmpgt_epi32_mask(a, b); }
+  FPC_AVX512_LANES static unsigned greater_lanes(Z a, Z b) {
+    return _mm512_cmpgt_epi32_mask(a, b);
+  }
   // a b toward zero (past the largest finite value: that value).
   FPC_AVX512_LANES static F mul_rz(F a, F b) {
     return _mm512_mul_round_ps(a, b, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -160,7 +166,9 @@ struct Avx2Lanes {
   FPC_AVX2_LANES static Z slli(Z x, int n) { return _mm256_slli_epi32(x, n); }
   FPC_AVX2_LANES static Z bits(F x) { return _mm256_castps_si256(x); }
   FPC_AVX2_LANES static F from_bits(Z x) { return _mm256_castsi256_ps(x); }
-  FPC_AVX2_LANES static unsigned greater_lanes(Z a, Z b) { return lanes(_mm256_cmpgt_epi32(a, b)); }
+  FPC_AVX2_LANES static unsigned greater_lanes(Z a, Z b) {
+    return lanes(_mm256_cmpgt_epi32(a, b));
+  }
   FPC_AVX2_LANES static F mul_rz(F a, F b) { return _mm256_mul_ps(a, b); }  // MXCSR: RZ
   FPC_AVX2_LANES static Z srav(Z x, Z n) { return _mm256_srav_epi32(x, n); }
   FPC_AVX2_LANES static Z round_odd(Z x, Z n) {
