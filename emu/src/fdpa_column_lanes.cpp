@@ -59,13 +59,13 @@ constexpr int kMaxChains = 4;
 
 // fdpa's late stage (AMD CDNA3): the fraction bits the block's sum and C keep of 2^e, C left
 // out below e - drop (negative: never), and 2^(sum_frac - c_frac); with int_form, the lanes
-// where lead(C) - E >= fast_lo take the int32 form (fdpa_column_lanes.inc; a zero C there only
-// with AVX2, whose exponent of zero is -127), with c_span = 29 - F and sum_span = Fs - F.
+// where lead(C) - E >= fast_lo take the int32 form (fdpa_column_lanes.inc; a zero C counts its
+// lead as -127 there), with c_span = 29 - F and sum_span = Fs - F.
 struct LateLanes {
   float F, sum_frac, c_frac, drop;
   double ratio;
   bool int_form;
-  float fast_lo, c_span, sum_span;
+  int fast_lo, c_span, sum_span;
   bool finite;  // no result can round to inf: C and the products bounded for the whole call
   bool fast_always;  // every C's gap at least fast_lo for the whole call
 };
@@ -301,8 +301,8 @@ void FdpaKernel::dot_column_lanes(const DecodedOperands& a, const std::size_t* o
   g.late = {static_cast<float>(p_.frac_bits), static_cast<float>(p_.late_sum_frac_bits),
             static_cast<float>(p_.late_c_frac_bits), static_cast<float>(p_.late_c_drop_below),
             std::ldexp(1.0, p_.late_sum_frac_bits - p_.late_c_frac_bits),
-            fast_form, static_cast<float>(fast_lo), static_cast<float>(29 - p_.frac_bits),
-            static_cast<float>(p_.late_sum_frac_bits - p_.frac_bits), false, false};
+            fast_form, fast_lo, 29 - p_.frac_bits, p_.late_sum_frac_bits - p_.frac_bits,
+            false, false};
   if (p_.late_c) {
     const std::size_t lanes = static_cast<std::size_t>(n) * lanes_width();
     // Each block adds less than L 2^(lead(a) + lead(b) + 2) and rounds (at most 2^-23 of the
